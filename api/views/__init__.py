@@ -1,0 +1,1 @@
+"""HTTP views of the api app, one module per area."""

@@ -1,0 +1,1 @@
+"""Django project package: settings, ASGI routing and URLs of the Scorpion server."""

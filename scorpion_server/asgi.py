@@ -1,0 +1,28 @@
+"""ASGI entry point: HTTP goes to Django (static files included), WebSockets to Channels."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
+# Set Django up before importing anything that may import models (the WebSocket routes).
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+
+import api.routing  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        # The admin's and the API docs' static files, served with DEBUG off too: one process
+        # is a complete server, with no separate web server needed for a small site.
+        "http": ASGIStaticFilesHandler(django_asgi_app),
+        # Browsers must come from an allowed host; clients that send no Origin pass.
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(api.routing.websocket_urlpatterns))
+        ),
+    }
+)

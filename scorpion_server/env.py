@@ -1,0 +1,123 @@
+"""Reading configuration from the environment.
+
+Every reader raises ``ImproperlyConfigured`` naming the variable, so bad configuration stops
+the server at start with a message that says what to fix.
+"""
+
+import os
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str = "") -> str:
+    """The variable's value with surrounding blanks removed, or ``default`` when unset."""
+    return os.environ.get(name, default).strip()
+
+
+def env_bool(name: str, *, default: bool) -> bool:
+    """A boolean flag: 1/true/yes/on or 0/false/no/off (any case); anything else is refused."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(
+        f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}."
+    )
+
+
+def env_int(name: str, *, default: int, minimum: int = 0) -> int:
+    """A whole number no smaller than ``minimum``, or ``default`` when unset or empty."""
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number; got {raw!r}.") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}; got {value}.")
+    return value
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    """A comma-separated list with blanks and empty items dropped."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return list(default or [])
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_secret(name: str, *, debug: bool, development_default: str) -> str:
+    """A secret that production must set; development (DEBUG on) falls back to a fixed value."""
+    value = env_str(name)
+    if value:
+        return value
+    if debug:
+        return development_default
+    raise ImproperlyConfigured(
+        f"{name} must be set when DEBUG is off (use a long random string, e.g. "
+        f'`python -c "import secrets; print(secrets.token_urlsafe(50))"`).'
+    )
+
+
+def database_from_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, Any]:
+    """Django ``DATABASES`` entry for a ``postgres://`` / ``postgresql://`` URL.
+
+    ``postgresql://user:password@host:port/name?sslmode=require`` maps to the psycopg 3 backend;
+    query parameters become connection ``OPTIONS``, except ``host`` (a unix-socket folder, as in
+    ``postgresql://postgres:@/postgres?host=/run/pg``), which becomes ``HOST``. A host may also
+    be a percent-encoded socket folder (``postgresql://%2Frun%2Fpg/name``).
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        shown = f"{parts.scheme}://…" if parts.scheme else "a value with no scheme"
+        raise ImproperlyConfigured(
+            f"{variable} must be a PostgreSQL URL (postgres:// or postgresql://); got {shown}. "
+            "Unset it to use the embedded PostgreSQL."
+        )
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured(f"{variable} must name a database, e.g. postgresql://host/db.")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{variable} has an invalid port.") from None
+
+    host_part = parts.netloc.rpartition("@")[2]
+    if host_part.lower().startswith("%2f"):
+        host = unquote(host_part.split(":")[0])
+    else:
+        host = parts.hostname or ""
+    options: dict[str, str] = dict(parse_qsl(parts.query, keep_blank_values=True))
+    if "host" in options:
+        host = options.pop("host")
+    options.setdefault("connect_timeout", "10")
+
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": str(port) if port else "",
+        "OPTIONS": options,
+    }
+
+
+def redis_url(name: str = "REDIS_URL") -> str:
+    """A Redis URL (redis://, rediss:// or unix://), or "" when unset."""
+    value = env_str(name)
+    if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured(
+            f"{name} must be a redis://, rediss:// or unix:// URL; got {value.split(':')[0]}://…"
+        )
+    return value

