@@ -1,0 +1,34 @@
+"""``manage.py serve``: migrate, collect static files and run daphne in this process.
+
+Running daphne in the same process as the settings keeps the embedded PostgreSQL (started
+when the settings load, stopped at exit) alive exactly as long as the server.
+"""
+
+import os
+from typing import Any
+
+from daphne.cli import CommandLineInterface
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Apply migrations, collect static files and serve HTTP and WebSocket with daphne."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", default=os.environ.get("PORT", "8000"))
+
+    def handle(self, *args: Any, host: str, port: str, **options: Any) -> None:
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise CommandError(f"PORT must be a TCP port number (1-65535); got {port!r}.")
+        call_command("migrate", interactive=False, verbosity=max(0, options["verbosity"] - 1))
+        call_command("collectstatic", interactive=False, verbosity=0)
+
+        shown_host = f"[{host}]" if ":" in host else host
+        url = f"http://{shown_host}:{port}"
+        self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
+        self.stdout.flush()
+        CommandLineInterface().run(
+            ["--bind", host, "--port", port, "scorpion_server.asgi:application"]
+        )

@@ -1,0 +1,45 @@
+# Sourced by scripts/serve and scripts/test: make .venv hold this project and its dev tools.
+#
+# Creates .venv with the first Python 3.11+ found when it is missing or broken, and runs
+# `pip install -e '.[dev]'` only when pyproject.toml changed since the last install (its hash
+# is kept in .venv/.pyproject.sha256). Leaves .venv/bin first on PATH.
+
+find_python() {
+    local candidate
+    for candidate in python3.11 python3.12 python3.13 python3.14 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 \
+            && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    echo "error: Python 3.11 or newer is needed (tried python3.11 … python3)" >&2
+    return 1
+}
+
+bootstrap_venv() {
+    mkdir -p .venv
+    # One bootstrap at a time (serve and test may start together): lock the folder itself,
+    # which `venv --clear` empties but keeps. fd 9 is closed before the caller goes on.
+    exec 9<.venv
+    if command -v flock >/dev/null 2>&1; then flock 9; fi
+
+    if ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        local python
+        python="$(find_python)"
+        echo "Creating .venv with $($python --version)…"
+        "$python" -m venv --clear .venv
+    fi
+
+    local wanted
+    wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+    if [[ "$(cat .venv/.pyproject.sha256 2>/dev/null)" != "$wanted" ]]; then
+        echo "Installing the project and its dependencies into .venv (pyproject.toml changed)…"
+        local started=$SECONDS
+        .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+        echo "$wanted" > .venv/.pyproject.sha256
+        echo "Installed in $((SECONDS - started)) s."
+    fi
+    exec 9>&-
+    export PATH="$PWD/.venv/bin:$PATH"
+}
