@@ -33,9 +33,9 @@ SECRET_KEY = env_secret(
 DAILY_SECRET = env_secret(
     "DAILY_SECRET", debug=DEBUG, development_default="dev-only-insecure-daily-secret"
 )
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
-if DEBUG and "*" not in ALLOWED_HOSTS:
-    ALLOWED_HOSTS.append("*")
+# Development (DEBUG on, ALLOWED_HOSTS unset) answers any host name; an explicit list is kept.
+_LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", _LOCAL_HOSTS + ["*"] if DEBUG else _LOCAL_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [

@@ -27,14 +27,15 @@ PRODUCTION = {
 def start_django(**environment: str) -> subprocess.CompletedProcess[str]:
     """Load the settings in a fresh interpreter with only ``environment`` configured.
 
-    Prints the chosen channel layer and cache backends on success.
+    Prints the channel layer and cache backends, database host and allowed hosts on success.
     """
     env = {name: value for name, value in os.environ.items() if name not in CONFIG_VARIABLES}
     env.update(environment, DJANGO_SETTINGS_MODULE="scorpion_server.settings")
     script = (
         "import django, json; django.setup(); from django.conf import settings; "
         "print(json.dumps([settings.CHANNEL_LAYERS['default']['BACKEND'], "
-        "settings.CACHES['default']['BACKEND'], settings.DATABASES['default']['HOST']]))"
+        "settings.CACHES['default']['BACKEND'], settings.DATABASES['default']['HOST'], "
+        "settings.ALLOWED_HOSTS]))"
     )
     return subprocess.run(
         [sys.executable, "-c", script],
@@ -54,7 +55,18 @@ def test_production_configuration_starts():
         "channels_redis.core.RedisChannelLayer",
         "django.core.cache.backends.redis.RedisCache",
         "db.example",
+        ["localhost", "127.0.0.1", "[::1]"],
     ]
+
+
+def test_allowed_hosts_accept_any_host_only_in_development_by_default():
+    development = {"DEBUG": "1", "DATABASE_URL": PRODUCTION["DATABASE_URL"]}
+
+    anything = start_django(**development)
+    explicit = start_django(**development, ALLOWED_HOSTS="scorpion.example, api.example")
+
+    assert json.loads(anything.stdout)[3] == ["localhost", "127.0.0.1", "[::1]", "*"]
+    assert json.loads(explicit.stdout)[3] == ["scorpion.example", "api.example"]
 
 
 @pytest.mark.parametrize(
