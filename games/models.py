@@ -1,1 +1,114 @@
-"""Models of the games app (the event store and its projections live here)."""
+"""The event store and its projections.
+
+``Event`` is the only source of truth: one append-only table of every game's events, its
+immutability enforced by PostgreSQL triggers (see the ``0002`` migration). ``Game`` is a
+read model, a projection of a game's events kept up to date in the same transaction as each
+append and rebuildable from events alone (``manage.py rebuild_projections``).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Event(models.Model):
+    """One immutable fact about one game.
+
+    ``seq`` numbers a game's events 1, 2, 3, … with no gaps; ``UNIQUE (game_id, seq)`` is
+    the optimistic-concurrency guard. ``data`` records intent (``moved {from, index, to}``);
+    effects are derived on replay. A retried command carries the same idempotency key and
+    request fingerprint, and ``UNIQUE (game_id, idempotency_key)`` makes it append nothing.
+    """
+
+    position = models.BigAutoField(primary_key=True)
+    game_id = models.UUIDField()
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField(default=dict)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
+    at = models.DateTimeField()
+    # NULL, not "", for "no key": the unique constraint must ignore keyless events.
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
+    #: SHA-256 of the command that carried ``idempotency_key``: a reused key must carry the
+    #: same command.
+    request_hash = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+
+    class Meta:
+        db_table = "games_event"
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game_id", "seq"], name="event_game_seq_unique"),
+            models.UniqueConstraint(
+                fields=["game_id", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="event_game_idempotency_key_unique",
+            ),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="event_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} #{self.seq} {self.type}"
+
+
+class Game(models.Model):
+    """The game summary: a projection of one game's events.
+
+    ``board`` is the player's view of the current position (face-down cards and the
+    reserve hidden; everything shown once the game is finished), so reading a game never
+    needs a replay and never holds a hidden card.
+    """
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        WON = "won"
+        LOST = "lost"
+        RESIGNED = "resigned"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games"
+    )
+    rules = models.CharField(max_length=32)
+    seed = models.BigIntegerField(null=True, blank=True)
+    public = models.BooleanField(default=True)
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices)
+    blocked = models.BooleanField(default=False)
+    score = models.IntegerField(default=0)
+    moves = models.PositiveIntegerField(default=0)
+    undos = models.PositiveIntegerField(default=0)
+    reserve = models.PositiveSmallIntegerField(default=0)
+    #: Suit letters of the removed runs, in order ("HS").
+    removed = models.CharField(max_length=16, blank=True, default="")
+    #: Face-down cards turned up in the current position.
+    revealed = models.PositiveSmallIntegerField(default=0)
+    board = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "games_game"
+        ordering = ["-created_at", "id"]
+        indexes = [
+            models.Index(fields=["owner", "-created_at"], name="game_owner_created"),
+            models.Index(fields=["public", "-created_at"], name="game_public_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rules} game {self.id} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        """Won, lost or resigned: no action is accepted any more."""
+        return self.status != self.Status.PLAYING

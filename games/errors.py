@@ -1,0 +1,83 @@
+"""Domain errors: each carries a stable code, the HTTP status the API answers with, and
+extra fields for the body. Messages are localised by the API from the code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """A refusal the API turns into ``{"code": ..., "detail": ...}`` plus ``extra``."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self, code: str | None = None, **extra: Any) -> None:
+        if code is not None:
+            self.code = code
+        super().__init__(self.code)
+        self.extra = extra
+
+
+class GameNotFound(DomainError):
+    status = 404
+    code = "not_found"
+
+
+class PrivateGame(DomainError):
+    """A private game read by someone who is not its owner (nor staff)."""
+
+    status = 403
+    code = "private_game"
+
+
+class NotOwner(DomainError):
+    status = 403
+    code = "not_owner"
+
+
+class VersionConflict(DomainError):
+    """``expected_version`` is stale; ``version`` is the current one."""
+
+    status = 409
+    code = "version_conflict"
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version=version)
+
+
+class StaleCard(DomainError):
+    """The ``card`` a move names is not the card at that position any more."""
+
+    status = 409
+    code = "stale_card"
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version=version)
+
+
+class IdempotencyKeyReused(DomainError):
+    """An ``Idempotency-Key`` already answered a different command."""
+
+    status = 422
+    code = "idempotency_key_reused"
+
+
+class RuleRefused(DomainError):
+    """The rules refused the action; ``code`` is a rejection code of RULES.md."""
+
+    status = 422
+
+
+class BadDeal(DomainError):
+    """A ``deal`` that is not a complete deck for its ruleset."""
+
+    status = 400
+    code = "invalid"
+
+
+class StreamCorrupted(Exception):
+    """Stored events do not replay: a gap in ``seq``, or an event the rules refuse.
+
+    Never expected; it means the store or the engine changed under a recorded game.
+    """

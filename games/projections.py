@@ -1,0 +1,95 @@
+"""Read models as projections of the event store.
+
+``game_row`` computes the ``Game`` summary from a stream alone; the command service writes
+it in the same transaction as each append, and ``rebuild_games`` recomputes every row from
+events (``manage.py rebuild_projections``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection, transaction
+
+from games import engine, streams
+from games.models import Event, Game
+
+#: Fields of ``Game`` that the projection owns (all but the key).
+PROJECTED_FIELDS = (
+    "owner_id",
+    "rules",
+    "seed",
+    "public",
+    "version",
+    "status",
+    "blocked",
+    "score",
+    "moves",
+    "undos",
+    "reserve",
+    "removed",
+    "revealed",
+    "board",
+    "created_at",
+    "updated_at",
+    "finished_at",
+)
+
+
+def game_fields(stream: streams.Stream) -> dict[str, Any]:
+    """The ``Game`` row's projected fields for ``stream``."""
+    state = stream.state
+    view = engine.player_view(state, reveal=stream.finished)
+    initially_down = sum(down for down, _ in stream.rules.layout)
+    return {
+        "owner_id": stream.owner_id,
+        "rules": stream.rules.name,
+        "seed": stream.seed,
+        "public": stream.public,
+        "version": stream.version,
+        "status": state.status,
+        "blocked": view["blocked"],
+        "score": state.score,
+        "moves": state.moves,
+        "undos": state.undos,
+        "reserve": len(state.reserve),
+        "removed": "".join(view["removed"]),
+        "revealed": initially_down - sum(state.down),
+        "board": {key: view[key] for key in ("columns", "cells", "reserve_cards") if key in view},
+        "created_at": stream.created_at,
+        "updated_at": stream.updated_at,
+        "finished_at": stream.finished_at,
+    }
+
+
+def save_game(stream: streams.Stream) -> None:
+    """Write the ``Game`` row of ``stream`` (insert or update), inside the caller's
+    transaction."""
+    fields = game_fields(stream)
+    updated = Game.objects.filter(id=stream.game_id).update(**fields)
+    if not updated:
+        Game.objects.create(id=stream.game_id, **fields)
+
+
+def rebuild_games() -> int:
+    """Recompute every ``Game`` row from events alone; returns how many games there are.
+
+    Holds a lock that blocks commands (they lock their game's row) for the duration.
+    """
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
+        Game.objects.all().delete()
+        streams.cache.clear()
+        count = 0
+        current: streams.Stream | None = None
+        for event in Event.objects.order_by("game_id", "seq").iterator(chunk_size=2000):
+            if current is not None and event.game_id != current.game_id:
+                save_game(current)
+                count += 1
+                current = None
+            current = streams.start(event) if current is None else streams.advance(current, event)
+        if current is not None:
+            save_game(current)
+            count += 1
+    return count

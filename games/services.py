@@ -1,0 +1,174 @@
+"""Writes go through these services: one transaction each, keyword-only arguments.
+
+A command locks its game's stream (the ``Game`` row, ``SELECT … FOR UPDATE``), answers a
+repeated idempotency key with the first answer, checks ``expected_version``, rebuilds the
+state (cache plus replayed tail), lets the engine decide, appends one event, updates the
+projections in the same transaction and publishes after commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from games import clock, engine, projections, publish, streams
+from games.errors import (
+    BadDeal,
+    GameNotFound,
+    IdempotencyKeyReused,
+    NotOwner,
+    RuleRefused,
+    StaleCard,
+    VersionConflict,
+)
+from games.models import Event, Game
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """The appended (or, for a retried key, previously appended) event and the game."""
+
+    event: Event
+    stream: streams.Stream
+    #: True when an idempotent retry was answered without appending anything.
+    repeated: bool = False
+
+
+def game_create(
+    *,
+    owner: AbstractBaseUser,
+    rules: str = engine.DEFAULT_RULES.name,
+    seed: int | None = None,
+    deal: Sequence[str] | None = None,
+    public: bool = True,
+    challenge: str | None = None,
+) -> streams.Stream:
+    """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
+
+    Neither ``seed`` nor ``deal``: a random seed. ``deal`` must be a complete deck for the
+    ruleset (:class:`BadDeal` otherwise).
+    """
+    ruleset = engine.RULESETS[rules]
+    if deal is not None:
+        try:
+            cards = engine.check_deal(ruleset, engine.parse_cards(deal))
+        except (engine.DealError, engine.CardError) as error:
+            raise BadDeal(fields={"deal": [str(error)]}) from error
+        seed = None
+    else:
+        if seed is None:
+            seed = secrets.randbelow(engine.MAX_SEED + 1)
+        cards = engine.seeded_deal(ruleset, seed)
+    data = {
+        "rules": ruleset.name,
+        "seed": seed,
+        "deal": [engine.card_code(card) for card in cards],
+        "public": public,
+        "challenge": challenge,
+        "engine": engine.ENGINE_VERSION,
+    }
+    game_id = uuid.uuid4()
+    with transaction.atomic():
+        event = Event.objects.create(
+            game_id=game_id, seq=1, type=streams.CREATED, data=data, actor=owner, at=clock.now()
+        )
+        stream = streams.start(event)
+        projections.save_game(stream)
+        transaction.on_commit(lambda: streams.remember(stream))
+    return stream
+
+
+def game_command(
+    *,
+    game_id: uuid.UUID,
+    actor: AbstractBaseUser,
+    command: dict[str, Any],
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> CommandResult:
+    """Apply one player command (a validated API command dict) to the actor's game."""
+    fingerprint = _fingerprint(command, expected_version)
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(id=game_id).only("owner_id", "version")
+        row = game.first()
+        if row is None:
+            raise GameNotFound()
+        if row.owner_id != actor.pk:
+            raise NotOwner()
+        if idempotency_key is not None:
+            first = Event.objects.filter(game_id=game_id, idempotency_key=idempotency_key).first()
+            if first is not None:
+                if first.request_hash != fingerprint:
+                    raise IdempotencyKeyReused()
+                current = streams.load(game_id, row.version)
+                answered = (
+                    current if first.seq == current.version
+                    else streams.at_version(game_id, first.seq)
+                )
+                return CommandResult(first, answered, repeated=True)
+        if expected_version is not None and expected_version != row.version:
+            raise VersionConflict(row.version)
+        stream = streams.load(game_id, row.version)
+        action = engine.action_from_command(command)
+        _check_card(stream, action, command.get("card"))
+        try:
+            state, effects = engine.apply(stream.state, action)
+        except engine.RuleViolation as refusal:
+            raise RuleRefused(refusal.code) from None
+        try:
+            with transaction.atomic():  # a savepoint, so a conflict leaves the outer usable
+                event = Event.objects.create(
+                    game_id=game_id,
+                    seq=stream.version + 1,
+                    type=engine.event_type(action),
+                    data=engine.event_data(action),
+                    actor=actor,
+                    at=clock.now(),
+                    idempotency_key=idempotency_key,
+                    request_hash=fingerprint if idempotency_key is not None else None,
+                )
+        except IntegrityError:
+            # Only a writer that bypassed the row lock can get here.
+            raise VersionConflict(stream.version) from None
+        after = streams.record(stream, event.seq, event.at, state, effects)
+        projections.save_game(after)
+        publish.after_commit(after, event, owner=actor.get_username())
+    return CommandResult(event, after)
+
+
+def _fingerprint(command: dict[str, Any], expected_version: int | None) -> str:
+    body = json.dumps(
+        {"command": command, "expected_version": expected_version},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _check_card(stream: streams.Stream, action: engine.Action, card: str | None) -> None:
+    """A move that names its card must name the face-up card it takes (409 otherwise).
+
+    Positions that hold no face-up card are left to the engine's own codes, so the check
+    never tells what a face-down card is.
+    """
+    if card is None or stream.finished:
+        return
+    state = stream.state
+    if isinstance(action, engine.Move):
+        actual = state.card_at(action.source, action.index)
+    elif isinstance(action, engine.CellMove) and 1 <= action.cell <= len(state.cells):
+        actual = state.cells[action.cell - 1]
+    else:
+        return
+    if actual is not None and engine.card_code(actual) != engine.card_code(
+        engine.parse_card(card)
+    ):
+        raise StaleCard(stream.version)

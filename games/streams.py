@@ -1,0 +1,218 @@
+"""A game's state as a fold of its events, with a cache so that rebuilding it does not
+get slower as the game grows.
+
+``fold`` replays events through the engine, checking that ``seq`` follows on exactly.
+``load`` answers from the process-wide cache when it holds the wanted version, replays
+only the missing tail when it holds an older one (another process appended meanwhile),
+and replays everything only when the game is not cached. The cache learns a stream only
+after its transaction committed (:func:`remember`), so it never holds an event that a
+rollback erased.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.conf import settings
+
+from games import engine
+from games.engine import Effects, State
+from games.errors import StreamCorrupted
+
+#: Moderation events live in a game's stream but do not touch the board.
+VOIDED = "result_voided"
+RESTORED = "result_restored"
+MODERATION_TYPES = frozenset({VOIDED, RESTORED})
+CREATED = "created"
+
+_NO_EFFECTS: dict[str, Any] = {"points": 0, "flipped": [], "removed": []}
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """Everything a game's events say, as of ``version`` (its last ``seq``)."""
+
+    game_id: uuid.UUID
+    version: int
+    owner_id: int
+    rules: engine.Ruleset
+    seed: int | None
+    public: bool
+    challenge: str | None
+    state: State
+    #: Effects JSON of every event, index ``seq - 1`` (``undid`` names a ``seq``).
+    effects: tuple[dict[str, Any], ...]
+    #: ``seq`` of each engine action, index ``ply - 1``.
+    action_seqs: tuple[int, ...]
+    voided: bool
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    finished_at: dt.datetime | None
+
+    @property
+    def finished(self) -> bool:
+        """Won, lost or resigned."""
+        return self.state.status != engine.PLAYING
+
+    def effects_of(self, seq: int) -> dict[str, Any]:
+        """The effects JSON of event ``seq``."""
+        return self.effects[seq - 1]
+
+
+def start(event: Any) -> Stream:
+    """The stream of a ``created`` event (seq 1)."""
+    if event.seq != 1 or event.type != CREATED:
+        raise StreamCorrupted(f"game {event.game_id} does not start with created #1")
+    data = event.data
+    if data.get("engine") != engine.ENGINE_VERSION:
+        raise StreamCorrupted(
+            f"game {event.game_id} was written by engine {data.get('engine')}, "
+            f"this server replays engine {engine.ENGINE_VERSION}"
+        )
+    rules = engine.RULESETS[data["rules"]]
+    state = engine.new_game(rules, engine.parse_cards(data["deal"]))
+    return Stream(
+        game_id=event.game_id,
+        version=1,
+        owner_id=event.actor_id,
+        rules=rules,
+        seed=data.get("seed"),
+        public=bool(data.get("public", True)),
+        challenge=data.get("challenge"),
+        state=state,
+        effects=(_NO_EFFECTS,),
+        action_seqs=(),
+        voided=False,
+        created_at=event.at,
+        updated_at=event.at,
+        finished_at=None,
+    )
+
+
+def advance(stream: Stream, event: Any) -> Stream:
+    """``stream`` with one more stored event, which must be the next ``seq``."""
+    if event.seq != stream.version + 1:
+        raise StreamCorrupted(
+            f"game {stream.game_id}: event #{event.seq} after #{stream.version}"
+        )
+    if event.type in MODERATION_TYPES:
+        return replace(
+            stream,
+            version=event.seq,
+            effects=(*stream.effects, _NO_EFFECTS),
+            voided=event.type == VOIDED,
+            updated_at=event.at,
+        )
+    try:
+        action = engine.action_from_event(event.type, event.data)
+        state, effects = engine.apply(stream.state, action)
+    except (ValueError, KeyError, engine.RuleViolation) as error:
+        raise StreamCorrupted(
+            f"game {stream.game_id} #{event.seq} does not replay: {error}"
+        ) from error
+    return record(stream, event.seq, event.at, state, effects)
+
+
+def record(
+    stream: Stream, seq: int, at: dt.datetime, state: State, effects: Effects
+) -> Stream:
+    """``stream`` after an engine action that became event ``seq`` at ``at``."""
+    effects_json = effects.to_json()
+    if effects.undid is not None:
+        effects_json["undid"] = stream.action_seqs[effects.undid - 1]
+    finished = state.status != engine.PLAYING
+    return replace(
+        stream,
+        version=seq,
+        state=state,
+        effects=(*stream.effects, effects_json),
+        action_seqs=(*stream.action_seqs, seq),
+        updated_at=at,
+        finished_at=at if finished and stream.finished_at is None else stream.finished_at,
+    )
+
+
+def fold(events: Iterable[Any], stream: Stream | None = None) -> Stream:
+    """Replay ``events`` (in ``seq`` order) from the start, or on top of ``stream``."""
+    for event in events:
+        stream = start(event) if stream is None else advance(stream, event)
+    if stream is None:
+        raise StreamCorrupted("no events")
+    return stream
+
+
+# --- The process-wide cache ------------------------------------------------------------------
+
+
+class _Cache:
+    """A small LRU of the latest stream of recently used games."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: OrderedDict[uuid.UUID, Stream] = OrderedDict()
+
+    def get(self, game_id: uuid.UUID) -> Stream | None:
+        with self._lock:
+            stream = self._streams.get(game_id)
+            if stream is not None:
+                self._streams.move_to_end(game_id)
+            return stream
+
+    def put(self, stream: Stream) -> None:
+        with self._lock:
+            known = self._streams.get(stream.game_id)
+            if known is not None and known.version > stream.version:
+                return  # a newer committed stream is already here
+            self._streams[stream.game_id] = stream
+            self._streams.move_to_end(stream.game_id)
+            while len(self._streams) > settings.STREAM_CACHE_SIZE:
+                self._streams.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._streams.clear()
+
+
+cache = _Cache()
+
+
+def remember(stream: Stream) -> None:
+    """Cache a stream whose events are committed."""
+    cache.put(stream)
+
+
+def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
+    """The game's stream at its latest ``version`` (which the caller read under lock).
+
+    Replays only what the cache lacks; ``version=None`` means "whatever is stored".
+    """
+    from games.models import Event  # the models import this module's constants
+
+    cached = cache.get(game_id)
+    if cached is not None and cached.version == version:
+        return cached
+    if cached is not None and version is not None and cached.version > version:
+        cached = None  # cannot happen with committed-only caching; be safe anyway
+    after = cached.version if cached is not None else 0
+    events = Event.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
+    if version is not None:
+        events = events.filter(seq__lte=version)
+    stream = fold(events.iterator(), cached)
+    if version is not None and stream.version != version:
+        raise StreamCorrupted(f"game {game_id}: events end at #{stream.version}, not #{version}")
+    remember(stream)
+    return stream
+
+
+def at_version(game_id: uuid.UUID, version: int) -> Stream:
+    """The stream as it was at ``version`` (a replay from the start, for history views)."""
+    from games.models import Event
+
+    events = Event.objects.filter(game_id=game_id, seq__lte=version).order_by("seq")
+    return fold(events.iterator())
