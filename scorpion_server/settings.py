@@ -92,10 +92,22 @@ _database_url = env_str("DATABASE_URL")
 DATABASES = {
     "default": database_from_url(_database_url or embedded.start_postgres(DATA_DIR)),
 }
-# Django's docs: under ASGI keep persistent connections off (each request may run its sync
-# code on a thread of its own, which would hold a connection each); DB_CONN_MAX_AGE opts in.
-DATABASES["default"]["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", default=0)
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Under ASGI each request may run its sync code on a thread of its own, so persistent
+# per-thread connections are off; instead psycopg's connection pool (Django 5.1+) hands
+# every request an open connection. DB_POOL_MAX_SIZE bounds it per process (0 turns the
+# pool off, e.g. behind an external pooler such as PgBouncer in transaction mode).
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", default=20)
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+if DB_POOL_MAX_SIZE:
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": env_int("DB_POOL_TIMEOUT", default=10, minimum=1),
+    }
+
+# How many games' latest state each process keeps in memory, so that a command replays
+# only the events it has not seen (normally none) instead of the whole game.
+STREAM_CACHE_SIZE = env_int("STREAM_CACHE_SIZE", default=2048, minimum=1)
 
 # --- Channel layer and cache -----------------------------------------------------------------
 
