@@ -13,8 +13,9 @@ from scorpion_server.env import database_from_url
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 CONFIG_VARIABLES = (
-    "DEBUG", "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "DB_CONN_MAX_AGE", "REDIS_URL",
-    "WS_GROUP_EXPIRY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "SCORPION_DATA_DIR", "LOG_LEVEL",
+    "DEBUG", "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "DB_POOL_MAX_SIZE", "DB_POOL_TIMEOUT",
+    "STREAM_CACHE_SIZE", "REDIS_URL", "WS_GROUP_EXPIRY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS",
+    "SCORPION_DATA_DIR", "LOG_LEVEL",
 )  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
@@ -79,7 +80,9 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("DEBUG", {**PRODUCTION, "DEBUG": "maybe"}),
         ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "http://cache.example"}),
         ("WS_GROUP_EXPIRY", {**PRODUCTION, "WS_GROUP_EXPIRY": "a day"}),
-        ("DB_CONN_MAX_AGE", {**PRODUCTION, "DB_CONN_MAX_AGE": "-1"}),
+        ("DB_POOL_MAX_SIZE", {**PRODUCTION, "DB_POOL_MAX_SIZE": "-1"}),
+        ("DB_POOL_TIMEOUT", {**PRODUCTION, "DB_POOL_TIMEOUT": "0"}),
+        ("LOG_LEVEL", {**PRODUCTION, "LOG_LEVEL": "chatty"}),
     ],
 )
 def test_bad_configuration_fails_at_start_naming_the_variable(variable, environment):
