@@ -110,7 +110,8 @@ def game_command(
                     raise IdempotencyKeyReused()
                 current = streams.load(game_id, row.version)
                 answered = (
-                    current if first.seq == current.version
+                    current
+                    if first.seq == current.version
                     else streams.at_version(game_id, first.seq)
                 )
                 return CommandResult(first, answered, repeated=True)
@@ -168,7 +169,5 @@ def _check_card(stream: streams.Stream, action: engine.Action, card: str | None)
         actual = state.cells[action.cell - 1]
     else:
         return
-    if actual is not None and engine.card_code(actual) != engine.card_code(
-        engine.parse_card(card)
-    ):
+    if actual is not None and engine.card_code(actual) != engine.card_code(engine.parse_card(card)):
         raise StaleCard(stream.version)

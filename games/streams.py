@@ -98,9 +98,7 @@ def start(event: Any) -> Stream:
 def advance(stream: Stream, event: Any) -> Stream:
     """``stream`` with one more stored event, which must be the next ``seq``."""
     if event.seq != stream.version + 1:
-        raise StreamCorrupted(
-            f"game {stream.game_id}: event #{event.seq} after #{stream.version}"
-        )
+        raise StreamCorrupted(f"game {stream.game_id}: event #{event.seq} after #{stream.version}")
     if event.type in MODERATION_TYPES:
         return replace(
             stream,
@@ -119,9 +117,7 @@ def advance(stream: Stream, event: Any) -> Stream:
     return record(stream, event.seq, event.at, state, effects)
 
 
-def record(
-    stream: Stream, seq: int, at: dt.datetime, state: State, effects: Effects
-) -> Stream:
+def record(stream: Stream, seq: int, at: dt.datetime, state: State, effects: Effects) -> Stream:
     """``stream`` after an engine action that became event ``seq`` at ``at``."""
     effects_json = effects.to_json()
     if effects.undid is not None:

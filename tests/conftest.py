@@ -114,3 +114,24 @@ def _wait_for_redis(url: str, process: subprocess.Popen[bytes], timeout: float =
         return False
     finally:
         client.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _flush_past_append_only_triggers():  # type: ignore[no-untyped-def]
+    """Let test teardown empty the events table between transactional tests.
+
+    Django's flush TRUNCATEs every table, which the append-only triggers refuse (as they
+    must). Test teardown runs it as the database superuser with triggers disabled for that
+    one transaction (``session_replication_role = replica``); every test still runs with
+    the triggers on, and test_event_store proves they refuse TRUNCATE.
+    """
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    original = DatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):  # type: ignore[no-untyped-def]
+        return original(self, ["SET LOCAL session_replication_role = replica", *sql_list])
+
+    DatabaseOperations.execute_sql_flush = execute_sql_flush
+    yield
+    DatabaseOperations.execute_sql_flush = original

@@ -8,7 +8,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,50 +16,92 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('position', models.BigAutoField(primary_key=True, serialize=False)),
-                ('game_id', models.UUIDField()),
-                ('seq', models.PositiveIntegerField()),
-                ('type', models.CharField(max_length=32)),
-                ('data', models.JSONField(default=dict)),
-                ('at', models.DateTimeField()),
-                ('idempotency_key', models.CharField(blank=True, max_length=255, null=True)),
-                ('request_hash', models.CharField(blank=True, max_length=64, null=True)),
-                ('actor', models.ForeignKey(db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("position", models.BigAutoField(primary_key=True, serialize=False)),
+                ("game_id", models.UUIDField()),
+                ("seq", models.PositiveIntegerField()),
+                ("type", models.CharField(max_length=32)),
+                ("data", models.JSONField(default=dict)),
+                ("at", models.DateTimeField()),
+                ("idempotency_key", models.CharField(blank=True, max_length=255, null=True)),
+                ("request_hash", models.CharField(blank=True, max_length=64, null=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        db_index=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'db_table': 'games_event',
-                'ordering': ['position'],
-                'constraints': [models.UniqueConstraint(fields=('game_id', 'seq'), name='event_game_seq_unique'), models.UniqueConstraint(condition=models.Q(('idempotency_key__isnull', False)), fields=('game_id', 'idempotency_key'), name='event_game_idempotency_key_unique'), models.CheckConstraint(condition=models.Q(('seq__gte', 1)), name='event_seq_positive')],
+                "db_table": "games_event",
+                "ordering": ["position"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("game_id", "seq"), name="event_game_seq_unique"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("idempotency_key__isnull", False)),
+                        fields=("game_id", "idempotency_key"),
+                        name="event_game_idempotency_key_unique",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("seq__gte", 1)), name="event_seq_positive"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, primary_key=True, serialize=False)),
-                ('rules', models.CharField(max_length=32)),
-                ('seed', models.BigIntegerField(blank=True, null=True)),
-                ('public', models.BooleanField(default=True)),
-                ('version', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('playing', 'Playing'), ('won', 'Won'), ('lost', 'Lost'), ('resigned', 'Resigned')], max_length=16)),
-                ('blocked', models.BooleanField(default=False)),
-                ('score', models.IntegerField(default=0)),
-                ('moves', models.PositiveIntegerField(default=0)),
-                ('undos', models.PositiveIntegerField(default=0)),
-                ('reserve', models.PositiveSmallIntegerField(default=0)),
-                ('removed', models.CharField(blank=True, default='', max_length=16)),
-                ('revealed', models.PositiveSmallIntegerField(default=0)),
-                ('board', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField()),
-                ('updated_at', models.DateTimeField()),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='games', to=settings.AUTH_USER_MODEL)),
+                ("id", models.UUIDField(default=uuid.uuid4, primary_key=True, serialize=False)),
+                ("rules", models.CharField(max_length=32)),
+                ("seed", models.BigIntegerField(blank=True, null=True)),
+                ("public", models.BooleanField(default=True)),
+                ("version", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("playing", "Playing"),
+                            ("won", "Won"),
+                            ("lost", "Lost"),
+                            ("resigned", "Resigned"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("blocked", models.BooleanField(default=False)),
+                ("score", models.IntegerField(default=0)),
+                ("moves", models.PositiveIntegerField(default=0)),
+                ("undos", models.PositiveIntegerField(default=0)),
+                ("reserve", models.PositiveSmallIntegerField(default=0)),
+                ("removed", models.CharField(blank=True, default="", max_length=16)),
+                ("revealed", models.PositiveSmallIntegerField(default=0)),
+                ("board", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField()),
+                ("updated_at", models.DateTimeField()),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'db_table': 'games_game',
-                'ordering': ['-created_at', 'id'],
-                'indexes': [models.Index(fields=['owner', '-created_at'], name='game_owner_created'), models.Index(fields=['public', '-created_at'], name='game_public_created')],
+                "db_table": "games_game",
+                "ordering": ["-created_at", "id"],
+                "indexes": [
+                    models.Index(fields=["owner", "-created_at"], name="game_owner_created"),
+                    models.Index(fields=["public", "-created_at"], name="game_public_created"),
+                ],
             },
         ),
     ]
