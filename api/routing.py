@@ -1,5 +1,9 @@
 """WebSocket routes, mounted by scorpion_server.asgi."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = []
+from api import consumers
+
+websocket_urlpatterns: list[URLPattern | URLResolver] = [
+    path("ws/games/<str:game_id>/", consumers.GameConsumer.as_asgi()),
+]

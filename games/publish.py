@@ -15,7 +15,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from games import presenters, streams
+from games import feeds, streams
 from games.models import Event
 
 logger = logging.getLogger(__name__)
@@ -28,16 +28,7 @@ def game_group(game_id: uuid.UUID | str) -> str:
 
 def after_commit(stream: streams.Stream, event: Event, *, owner: str) -> None:
     """Once the surrounding transaction commits: cache ``stream`` and publish ``event``."""
-    frame = {
-        "type": "event",
-        "event": presenters.event_json(
-            event,
-            stream.effects_of(event.seq),
-            by=event.actor.get_username() if event.actor is not None else None,
-            finished=stream.finished,
-        ),
-        "game": presenters.game_json(presenters.stream_game(stream), owner=owner),
-    }
+    frame = feeds.event_frame(stream, event, owner=owner, viewer=None)
 
     def deliver() -> None:
         streams.remember(stream)

@@ -31,7 +31,8 @@ def can_read(game: Game, viewer: Any) -> bool:
 def game_get(*, game_id: uuid.UUID | str, viewer: Any) -> Game:
     """The game if ``viewer`` may read it: :class:`GameNotFound` or :class:`PrivateGame`."""
     try:
-        game = Game.objects.select_related("owner").get(id=game_id)
+        key = game_id if isinstance(game_id, uuid.UUID) else uuid.UUID(str(game_id))
+        game = Game.objects.select_related("owner").get(id=key)
     except (Game.DoesNotExist, ValueError):
         raise GameNotFound() from None
     if not can_read(game, viewer):

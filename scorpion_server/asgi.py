@@ -10,19 +10,19 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 import api.routing  # noqa: E402
+from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # The admin's and the API docs' static files, served with DEBUG off too: one process
         # is a complete server, with no separate web server needed for a small site.
         "http": ASGIStaticFilesHandler(django_asgi_app),
-        # Browsers must come from an allowed host; clients that send no Origin pass.
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(api.routing.websocket_urlpatterns))
+        # Browsers must come from an allowed host; programs that send no Origin pass.
+        "websocket": BrowserOriginValidator(
+            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))
         ),
     }
 )

@@ -1,0 +1,179 @@
+"""WebSocket consumers: live spectating of a game.
+
+``/ws/games/{id}/?after=N`` sends a snapshot, then one frame per appended event, in
+``seq`` order, none missed and none twice. Channel layers deliver at most once, so the
+consumer tracks the last ``seq`` it sent: it drops what it already sent and fills any gap
+from the event store. It joins the game's group *before* reading the store, so an event
+appended while the snapshot or backlog is read arrives afterwards and is either sent or
+recognised as already sent: there is no gap at the seam.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from games import feeds, publish
+from games.errors import DomainError
+
+logger = logging.getLogger(__name__)
+
+#: Close codes: 4400 bad request (``after``), 4401 bad token, 4403 not allowed,
+#: 4404 no such game; 1009 a client frame over MAX_CLIENT_FRAME bytes.
+CLOSE_BAD_REQUEST = 4400
+CLOSE_BAD_TOKEN = 4401
+CLOSE_TOO_BIG = 1009
+MAX_CLIENT_FRAME = 4096
+
+
+def close_code_for(error: DomainError) -> int:
+    """4403 for "not allowed" errors, 4404 for "no such game"."""
+    return 4000 + error.status if error.status in (403, 404) else CLOSE_BAD_REQUEST
+
+
+class ClientFrames(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """Answers client frames: ``ping`` gets ``pong``, anything else ``bad_message``."""
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None:
+            await self.send_json({"type": "error", "code": "bad_message"})
+            return
+        if len(text_data.encode()) > MAX_CLIENT_FRAME:
+            await self.send_json({"type": "error", "code": "too_large"})
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            content = None
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.on_ping()
+            await self.send_json({"type": "pong"})
+        else:
+            await self.send_json({"type": "error", "code": "bad_message"})
+
+    async def on_ping(self) -> None:
+        """Hook run before answering a ping."""
+
+
+class GameConsumer(ClientFrames):
+    """Spectate one game."""
+
+    game: Any = None
+    group: str | None = None
+    last_sent = 0
+
+    async def connect(self) -> None:
+        # Accept first: a WebSocket close code can only be sent on an open connection.
+        await self.accept()
+        if self.scope.get("auth_error"):
+            await self.close(code=CLOSE_BAD_TOKEN)
+            return
+        after = self._after()
+        if after is False:
+            await self.close(code=CLOSE_BAD_REQUEST)
+            return
+        self.viewer = self.scope.get("user")
+        try:
+            self.game = await database_sync_to_async(feeds.open_game)(
+                self.scope["url_route"]["kwargs"]["game_id"], self.viewer
+            )
+        except DomainError as error:
+            await self.close(code=close_code_for(error))
+            return
+        if after is not None and after > self.game.version:
+            await self.send_json({"type": "error", "code": "bad_after"})
+            await self.close(code=CLOSE_BAD_REQUEST)
+            return
+        self.group = publish.game_group(self.game.id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.keeper = asyncio.ensure_future(self._keep_membership())
+        opening = await database_sync_to_async(self._opening_frames)(after)
+        for frame in opening:
+            await self._send_frame(frame)
+
+    def _opening_frames(self, after: int | None) -> list[dict[str, Any]]:
+        if after is None:
+            game = self.game
+            game.refresh_from_db()
+            frames = [feeds.snapshot(game, self.viewer)]
+            self.last_sent = game.version
+            return frames
+        version = feeds.current_version(self.game.id)
+        frames = [feeds.snapshot(self.game, self.viewer, version=after)]
+        frames += feeds.event_frames(self.game, self.viewer, after=after, upto=version)
+        self.last_sent = after
+        return frames
+
+    async def _send_frame(self, frame: dict[str, Any]) -> None:
+        if frame["type"] == "event":
+            self.last_sent = frame["event"]["seq"]
+        await self.send_json(frame)
+
+    def _after(self) -> int | None | bool:
+        """The ``after`` query parameter: an int ≥ 0, ``None`` if absent, ``False`` if bad."""
+        values = parse_qs(self.scope.get("query_string", b"").decode()).get("after")
+        if not values:
+            return None
+        try:
+            after = int(values[-1])
+        except ValueError:
+            return False
+        return after if after >= 0 else False
+
+    async def _keep_membership(self) -> None:
+        """Re-join the group before the channel layer's group expiry could drop us."""
+        interval = max(1.0, settings.WS_GROUP_EXPIRY / 2)
+        while True:
+            await asyncio.sleep(interval)
+            if self.group is not None:
+                await self.channel_layer.group_add(self.group, self.channel_name)
+
+    async def disconnect(self, code: int) -> None:
+        keeper = getattr(self, "keeper", None)
+        if keeper is not None:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.group = None
+
+    async def game_event(self, message: dict[str, Any]) -> None:
+        """A published event: drop it if already sent, fill the gap before it if any."""
+        seq = message["seq"]
+        if seq <= self.last_sent:
+            return
+        if seq > self.last_sent + 1:
+            await self._catch_up(seq - 1)
+        frame = message["frame"]
+        if self.viewer is not None and getattr(self.viewer, "is_staff", False):
+            frame = await database_sync_to_async(self._staff_frame)(seq)
+        await self._send_frame(frame)
+
+    def _staff_frame(self, seq: int) -> dict[str, Any]:
+        frames = feeds.event_frames(self.game, self.viewer, after=seq - 1, upto=seq)
+        return frames[0]
+
+    async def _catch_up(self, upto: int) -> None:
+        frames = await database_sync_to_async(feeds.event_frames)(
+            self.game, self.viewer, after=self.last_sent, upto=upto
+        )
+        for frame in frames:
+            await self._send_frame(frame)
+
+    async def on_ping(self) -> None:
+        """A ping also closes any gap left by a dropped message (at-most-once layers)."""
+        if self.game is None:
+            return
+        version = await database_sync_to_async(feeds.current_version)(self.game.id)
+        if version > self.last_sent:
+            await self._catch_up(version)
