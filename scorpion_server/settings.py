@@ -113,6 +113,11 @@ STREAM_CACHE_SIZE = env_int("STREAM_CACHE_SIZE", default=2048, minimum=1)
 
 REDIS_URL = redis_url("REDIS_URL")
 WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
+# daphne closes a WebSocket after this many seconds (-1: never); a spectator's group
+# membership is renewed every WS_GROUP_EXPIRY / 2 meanwhile, so it is never dropped silently.
+WS_TIMEOUT = env_int("WS_TIMEOUT", default=86400, minimum=-1)
+# Largest WebSocket message a client may send (daphne refuses bigger ones with 1009).
+WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=65536, minimum=1024)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {

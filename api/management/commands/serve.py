@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from daphne.cli import CommandLineInterface
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -18,11 +19,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", default=os.environ.get("PORT", "8000"))
+        parser.add_argument(
+            "--no-migrate",
+            action="store_true",
+            help="Skip migrations (a deployment with several processes migrates once, apart).",
+        )
 
-    def handle(self, *args: Any, host: str, port: str, **options: Any) -> None:
+    def handle(self, *args: Any, host: str, port: str, no_migrate: bool, **options: Any) -> None:
         if not port.isdigit() or not 0 < int(port) < 65536:
             raise CommandError(f"PORT must be a TCP port number (1-65535); got {port!r}.")
-        call_command("migrate", interactive=False, verbosity=max(0, options["verbosity"] - 1))
+        if not no_migrate:
+            verbosity = max(0, options["verbosity"] - 1)
+            call_command("migrate", interactive=False, verbosity=verbosity)
         call_command("collectstatic", interactive=False, verbosity=0)
 
         shown_host = f"[{host}]" if ":" in host else host
@@ -30,5 +38,14 @@ class Command(BaseCommand):
         self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
         self.stdout.flush()
         CommandLineInterface().run(
-            ["--bind", host, "--port", port, "scorpion_server.asgi:application"]
+            [
+                *("--bind", host, "--port", port),
+                # A spectator may stay connected this long; its channel-layer group
+                # membership is renewed meanwhile (api.consumers), so it is never
+                # dropped silently before the socket closes and it can resume.
+                *("--websocket_timeout", str(settings.WS_TIMEOUT)),
+                *("--websocket-max-message-size", str(settings.WS_MAX_MESSAGE_BYTES)),
+                *("--websocket-max-frame-size", str(settings.WS_MAX_MESSAGE_BYTES)),
+                "scorpion_server.asgi:application",
+            ]
         )
