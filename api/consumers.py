@@ -154,10 +154,11 @@ class GameConsumer(ClientFrames):
             return
         if seq > self.last_sent + 1:
             await self._catch_up(seq - 1)
-        frame = message["frame"]
         if self.viewer is not None and getattr(self.viewer, "is_staff", False):
-            frame = await database_sync_to_async(self._staff_frame)(seq)
-        await self._send_frame(frame)
+            await self._send_frame(await database_sync_to_async(self._staff_frame)(seq))
+            return
+        self.last_sent = seq
+        await self.send(text_data=message["text"])
 
     def _staff_frame(self, seq: int) -> dict[str, Any]:
         frames = feeds.event_frames(self.game, self.viewer, after=seq - 1, upto=seq)

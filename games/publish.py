@@ -1,12 +1,14 @@
 """Publishing appended events to live viewers: the one place, run after commit.
 
-Each game has a channel-layer group; a frame carries the event and the game after it,
-rendered for the public (what a spectator of the game may see). Channel layers deliver at
+Each game has a channel-layer group; a message carries the event's ``seq`` and its frame
+(the event and the game after it, rendered for the public: what any spectator of the game
+may see) as JSON text. Channel layers deliver at
 most once: consumers fill gaps from the event store, so a failed publish loses nothing.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from typing import Any
@@ -28,11 +30,12 @@ def game_group(game_id: uuid.UUID | str) -> str:
 
 def after_commit(stream: streams.Stream, event: Event, *, owner: str) -> None:
     """Once the surrounding transaction commits: cache ``stream`` and publish ``event``."""
-    frame = feeds.event_frame(stream, event, owner=owner, viewer=None)
+    # Serialised once here rather than once per spectator.
+    text = json.dumps(feeds.event_frame(stream, event, owner=owner, viewer=None))
 
     def deliver() -> None:
         streams.remember(stream)
-        send(stream.game_id, {"type": "game.event", "seq": event.seq, "frame": frame})
+        send(stream.game_id, {"type": "game.event", "seq": event.seq, "text": text})
 
     transaction.on_commit(deliver)
 

@@ -191,7 +191,7 @@ def test_duplicates_are_dropped_and_gaps_filled_from_the_store(alice, sample_dea
         first = await command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
         received = await frames(ws, 1)
         # The same event delivered again is dropped.
-        stale = {"type": "game.event", "seq": first.event.seq, "frame": received[0]}
+        stale = {"type": "game.event", "seq": first.event.seq, "text": json.dumps(received[0])}
         await layer.group_send(group, stale)
         assert await ws.receive_nothing(timeout=0.3)
         # #3 is never published: #4 arrives and the consumer fills #3 from the store.
@@ -258,3 +258,24 @@ def test_no_frame_carries_a_hidden_card(alice, sample_deal) -> None:  # type: ig
         for card in hidden:
             assert f'"{engine.card_code(card)}"' not in text
         assert '"seed": null' in text and '"deal": [' not in text
+
+
+def test_staff_see_hidden_cards_in_every_frame(alice, django_user_model, sample_deal) -> None:  # type: ignore[no-untyped-def]
+    staff = django_user_model.objects.create_user("mod", password="pw-mod-12345", is_staff=True)
+    token = Token.objects.create(user=staff).key
+    game = services.game_create(owner=alice, deal=sample_deal)
+
+    async def scenario() -> list[dict[str, Any]]:
+        ws = await connect(f"/ws/games/{game.game_id}/?token={token}")
+        received = await frames(ws, 1)
+        await command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
+        received += await frames(ws, 1)
+        await ws.disconnect()
+        return received
+
+    snapshot, event = run(scenario())
+    for frame in (snapshot, event):
+        assert frame["game"]["columns"][0][:3] == sample_deal[:3]
+        assert frame["game"]["reserve_cards"] == sample_deal[-3:]
+        assert frame["game"]["seed"] is None  # a game from a deal has no seed
+    assert event["event"]["seq"] == 2
