@@ -1,5 +1,31 @@
-"""Routes of the versioned REST API, mounted at /api/v1/."""
+"""Routes of the versioned REST API, mounted at /api/v1/ (no trailing slashes)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path, re_path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from api.exceptions import not_found
+from api.views import accounts, games
+from api.views.dispatch import by_method
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("auth/register", accounts.AccountRegisterApi.as_view(), name="account-register"),
+    path("auth/token", accounts.TokenCreateApi.as_view(), name="token-create"),
+    path("players/<str:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
+    path("rules", games.RulesListApi.as_view(), name="rules-list"),
+    path(
+        "games",
+        by_method(get=games.GameListApi, post=games.GameCreateApi),
+        name="games",
+    ),
+    path("games/<str:game_id>", games.GameGetApi.as_view(), name="game-get"),
+    path("games/<str:game_id>/commands", games.GameCommandApi.as_view(), name="game-command"),
+    path("games/<str:game_id>/events", games.GameEventsApi.as_view(), name="game-events"),
+    path("games/<str:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
+    path("games/<str:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
+    path(
+        "games/<str:game_id>/states/<int:version>",
+        games.GameStateApi.as_view(),
+        name="game-state",
+    ),
+    # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
+    re_path(r"", not_found),
+]

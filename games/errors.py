@@ -81,3 +81,29 @@ class StreamCorrupted(Exception):
 
     Never expected; it means the store or the engine changed under a recorded game.
     """
+
+
+class PlayerNotFound(DomainError):
+    status = 404
+    code = "not_found"
+
+
+class UsernameTaken(DomainError):
+    """Registration with a username that already has an account."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self) -> None:
+        from django.utils.translation import gettext_lazy
+
+        super().__init__(
+            fields={"username": [gettext_lazy("A user with that username already exists.")]}
+        )
+
+
+class InvalidCredentials(DomainError):
+    """A username and password that do not match an active account."""
+
+    status = 401
+    code = "invalid_credentials"

@@ -6,14 +6,17 @@ owner, everything by staff.
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.contrib.auth import get_user_model
+from django.db.models import Count, F, Min, Q, QuerySet
 
-from games import streams
-from games.errors import GameNotFound, PrivateGame
-from games.models import Game
+from games import engine, streams
+from games.engine.hint import hint
+from games.errors import GameNotFound, PlayerNotFound, PrivateGame
+from games.models import Event, Game
 
 
 def is_staff(viewer: Any) -> bool:
@@ -66,3 +69,80 @@ def game_list(
 def game_stream(game: Game) -> streams.Stream:
     """The stream behind ``game``'s projection (cached; replays only what is missing)."""
     return streams.load(game.id, game.version)
+
+
+def game_events(*, game: Game, after: int, limit: int) -> tuple[list[Event], bool]:
+    """Up to ``limit`` events of ``game`` after ``seq`` ``after`` (its projection's version
+    at most), in ``seq`` order, with their actors; and whether more follow."""
+    events = list(
+        Event.objects.filter(game_id=game.id, seq__gt=after, seq__lte=game.version)
+        .select_related("actor")
+        .order_by("seq")[: limit + 1]
+    )
+    return events[:limit], len(events) > limit
+
+
+def game_moves(game: Game) -> list[dict[str, Any]]:
+    """Every legal action now, as API entries (moves name the face-up card they take)."""
+    state = game_stream(game).state
+    return [engine.describe_action(state, action) for action in engine.legal_actions(state)]
+
+
+def game_hint(game: Game) -> dict[str, Any] | None:
+    """The recommended action as an API entry, or ``None``.
+
+    Computed from the projection's public board only (never the replayed state), so no
+    hidden card can sway it.
+    """
+    board = game.board
+    view: dict[str, Any] = {
+        "status": game.status,
+        "columns": board["columns"],
+        "reserve": game.reserve,
+        "removed": game.removed,
+    }
+    if "cells" in board:
+        view["cells"] = board["cells"]
+    action = hint(engine.RULESETS[game.rules], view)
+    if isinstance(action, engine.Move):
+        card = board["columns"][action.source - 1][action.index]
+        return {**engine.action_to_command(action), "card": card}
+    if isinstance(action, engine.CellMove):
+        return {**engine.action_to_command(action), "card": board["cells"][action.cell - 1]}
+    if isinstance(action, engine.Deal):
+        return {"type": "deal"}
+    return None
+
+
+def game_at_version(*, game: Game, version: int) -> streams.Stream:
+    """``game``'s stream as it was at ``version`` (:class:`GameNotFound` outside
+    1..current)."""
+    if not 1 <= version <= game.version:
+        raise GameNotFound()
+    return streams.at_version(game.id, version)
+
+
+def player_stats(*, username: str) -> dict[str, Any]:
+    """A player's record from their games: :class:`PlayerNotFound` for an unknown name.
+
+    ``streak``/``best_streak`` count daily challenges and stay 0 until those exist.
+    """
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise PlayerNotFound()
+    won = Q(status=Game.Status.WON)
+    totals = Game.objects.filter(owner=user).aggregate(
+        played=Count("id"),
+        won=Count("id", filter=won),
+        best=Min(F("finished_at") - F("created_at"), filter=won),
+    )
+    played, wins, best = totals["played"], totals["won"], totals["best"]
+    return {
+        "username": user.get_username(),
+        "played": played,
+        "won": wins,
+        "win_rate": round(wins / played, 4) if played else 0.0,
+        "streak": 0,
+        "best_streak": 0,
+        "best_time_ms": best // dt.timedelta(milliseconds=1) if best is not None else None,
+    }

@@ -24,9 +24,11 @@ from games.errors import (
     BadDeal,
     GameNotFound,
     IdempotencyKeyReused,
+    InvalidCredentials,
     NotOwner,
     RuleRefused,
     StaleCard,
+    UsernameTaken,
     VersionConflict,
 )
 from games.models import Event, Game
@@ -171,3 +173,37 @@ def _check_card(stream: streams.Stream, action: engine.Action, card: str | None)
         return
     if actual is not None and engine.card_code(actual) != engine.card_code(engine.parse_card(card)):
         raise StaleCard(stream.version)
+
+
+def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, str]:
+    """Create an account and its API token; :class:`UsernameTaken` if the name is in use.
+
+    The password must already have passed Django's password validators.
+    """
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(username=username, password=password)
+            token = Token.objects.create(user=user)
+    except IntegrityError:
+        raise UsernameTaken() from None
+    return user, token.key
+
+
+def player_token(*, username: str, password: str) -> str:
+    """The API token of the account these credentials open (made on first use);
+    :class:`InvalidCredentials` otherwise."""
+    from django.contrib.auth import authenticate
+    from rest_framework.authtoken.models import Token
+
+    user = authenticate(username=username, password=password)
+    if user is None:
+        raise InvalidCredentials()
+    try:
+        with transaction.atomic():
+            token, _ = Token.objects.get_or_create(user=user)
+    except IntegrityError:  # a concurrent first request made it
+        token = Token.objects.get(user=user)
+    return str(token.key)

@@ -121,3 +121,21 @@ def redis_url(name: str = "REDIS_URL") -> str:
             f"{name} must be a redis://, rediss:// or unix:// URL; got {value.split(':')[0]}://…"
         )
     return value
+
+
+_RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+
+
+def env_rate(name: str, default: str) -> str | None:
+    """A request rate such as ``300/minute`` (per second, minute, hour or day), or ``None``
+    for ``off`` (no limit)."""
+    raw = env_str(name, default)
+    if raw.lower() in ("off", "none"):
+        return None
+    count, _, period = raw.partition("/")
+    if not (count.isdigit() and int(count) > 0 and period.lower() in _RATE_PERIODS):
+        raise ImproperlyConfigured(
+            f"{name} must be a rate such as 300/minute (per second, minute, hour or day) "
+            f"or off; got {raw!r}."
+        )
+    return f"{int(count)}/{period.lower()}"

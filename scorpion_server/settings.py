@@ -16,6 +16,7 @@ from scorpion_server.env import (
     env_bool,
     env_int,
     env_list,
+    env_rate,
     env_secret,
     env_str,
     redis_url,
@@ -122,7 +123,16 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "group_expiry": WS_GROUP_EXPIRY, "capacity": 1500},
+            "CONFIG": {
+                # A socket timeout longer than channels_redis's 5 s blocking receive:
+                # redis-py 8 defaults to 5 s as well, and the two race into a
+                # TimeoutError that kills idle consumers.
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5}
+                ],
+                "group_expiry": WS_GROUP_EXPIRY,
+                "capacity": 1500,
+            },
         }
     }
     CACHES = {
@@ -165,6 +175,9 @@ STATIC_ROOT = DATA_DIR / "static"
 
 # --- REST framework and OpenAPI --------------------------------------------------------------
 
+# A request body larger than this is refused with 400 before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -173,6 +186,18 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
+    # Counted in the cache (Redis when REDIS_URL is set, so every process shares the count).
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.AnonThrottle", "api.throttles.UserThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_rate("THROTTLE_ANON", "300/minute"),
+        "user": env_rate("THROTTLE_USER", "1200/minute"),
+        # Registration and token requests, per client address whoever asks.
+        "auth": env_rate("THROTTLE_AUTH", "30/minute"),
+    },
+    # How many proxies in front of the server append to X-Forwarded-For; 0 ignores the
+    # header (a client could forge it to dodge the throttles).
+    "NUM_PROXIES": env_int("NUM_PROXIES", default=0),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -184,6 +209,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Both move shapes share the one-value enum of their "type".
+    "ENUM_NAME_OVERRIDES": {"MoveCommandTypeEnum": ["move"]},
 }
 
 # --- Logging ---------------------------------------------------------------------------------

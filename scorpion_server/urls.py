@@ -14,3 +14,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
+
+# Under /api/ errors answer in the API's JSON shape; elsewhere Django's pages.
+handler400 = "api.exceptions.bad_request"
+handler403 = "api.exceptions.permission_denied"
+handler404 = "api.exceptions.not_found"
+handler500 = "api.exceptions.server_error"

@@ -1,0 +1,75 @@
+"""Every human message the API sends, by stable code, translated through Django's i18n.
+
+An error's ``detail`` is ``message(code)`` in the language ``Accept-Language`` asked for
+(en, it, es, pt); the code never changes. The rejection codes of RULES.md keep the wording
+of the app the rules come from. Field messages (the lists under ``fields``) are here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+#: ``detail`` of every error code the API answers with.
+MESSAGES: dict[str, Promise] = {
+    # RULES.md's rejection codes (422), in its order of precedence.
+    "game_over": _("The game is over."),
+    "bad_column": _("There is no such column or cell."),
+    "bad_index": _("There is no card at that position."),
+    "same_column": _("A group cannot move onto its own column."),
+    "card_face_down": _("A face-down card cannot be moved."),
+    "only_king_on_empty": _("Only a King can go onto an empty column."),
+    "whole_column_king": _("A King that heads a whole column cannot move to an empty column."),
+    "not_same_suit": _("Rule: cards must be of the same suit."),
+    "wrong_rank": _("The target card must be exactly one rank higher."),
+    "reserve_empty": _("The reserve has already been dealt."),
+    "reserve_locked": _("The reserve can be dealt only when no move is possible."),
+    "nothing_to_undo": _("There is nothing to undo."),
+    "undo_limit": _("Undo cannot reach further back under these rules."),
+    # Errors of the API itself.
+    "invalid": _("The request is not valid; see fields."),
+    "invalid_credentials": _("Wrong username or password."),
+    "not_authenticated": _("Authentication is required: send Authorization: Token <key>."),
+    "authentication_failed": _("The credentials sent are not valid."),
+    "permission_denied": _("You are not allowed to do this."),
+    "not_owner": _("Only the owner of this game can play it."),
+    "private_game": _("This game is private."),
+    "banned": _("This account is banned."),
+    "challenge_in_progress": _(
+        "Another player's game of an open daily challenge cannot be seen until it closes."
+    ),
+    "not_found": _("Not found."),
+    "method_not_allowed": _("This method is not allowed here."),
+    "not_acceptable": _("This resource is only available as application/json."),
+    "unsupported_media_type": _("Send the body as application/json."),
+    "version_conflict": _("The game has moved on: expected_version is not the current version."),
+    "stale_card": _("That card is no longer at that position."),
+    "idempotency_key_reused": _("This Idempotency-Key was already used for a different request."),
+    "throttled": _("Too many requests; try again later."),
+    "unavailable": _("The service is unavailable right now; try again shortly."),
+    "server_error": _("Something went wrong on the server."),
+}
+
+# Messages under ``fields``.
+UNKNOWN_FIELD = _("Unknown field.")
+NOT_AN_INTEGER = _("Must be an integer.")
+NOT_A_BOOLEAN = _("Must be true or false.")
+NOT_A_CARD = _("Not a card code (such as AS, TD or 10D).")
+NOT_AN_OBJECT = _("The body must be a JSON object.")
+MALFORMED_JSON = _("The body is not valid JSON.")
+BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
+SEED_OR_DEAL = _("Give a seed or a deal, not both.")
+CELL_OR_COLUMN = _("A move names either from and index, or cell; not both.")
+BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
+NOT_A_STATUS = _("Must be one of: %(choices)s.")
+BAD_CURSOR = _("This cursor is not valid.")
+
+
+def message(code: str, **params: Any) -> str:
+    """The ``detail`` for ``code`` in the active language (``code`` itself if unknown)."""
+    text = MESSAGES.get(code)
+    if text is None:
+        return code
+    return str(text) % params if params else str(text)

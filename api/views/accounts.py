@@ -1,0 +1,64 @@
+"""Accounts: registration, API tokens and player records."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api import serializers
+from api.schema import errors
+from api.throttles import AnonThrottle, AuthThrottle
+from games import selectors, services
+
+
+class _CredentialsApi(APIView):
+    # No authentication: a stale token must not keep a client from getting a new one.
+    authentication_classes = ()
+    throttle_classes = (AnonThrottle, AuthThrottle)
+
+
+class AccountRegisterApi(_CredentialsApi):
+    @extend_schema(
+        operation_id="account_register",
+        summary="Create an account and its API token",
+        tags=["accounts"],
+        request=serializers.RegisterIn,
+        responses={201: serializers.RegisteredOut, **errors(400)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = serializers.RegisterIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = services.player_register(**data.validated_data)
+        return Response(
+            {"username": user.get_username(), "token": token}, status=status.HTTP_201_CREATED
+        )
+
+
+class TokenCreateApi(_CredentialsApi):
+    @extend_schema(
+        operation_id="token_create",
+        summary="The API token of an account (send it as Authorization: Token <key>)",
+        tags=["accounts"],
+        request=serializers.CredentialsIn,
+        responses={200: serializers.TokenOut, **errors(400, 401)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = serializers.CredentialsIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response({"token": services.player_token(**data.validated_data)})
+
+
+class PlayerGetApi(APIView):
+    @extend_schema(
+        operation_id="player_get",
+        summary="A player's record",
+        tags=["accounts"],
+        responses={200: serializers.PlayerOut, **errors(404)},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        return Response(selectors.player_stats(username=username))

@@ -1,0 +1,322 @@
+"""Games: rulesets, creating and listing games, commands, and reading a game's history.
+
+Each view parses its input, calls one service or selector, and renders with
+``games.presenters``; visibility is ``selectors.game_get``'s, and what a viewer may see of a
+board is the presenters' (only staff, and everyone once a game is finished, see hidden
+cards).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.utils.cache import patch_vary_headers
+from django.utils.http import parse_etags
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
+from rest_framework import status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import CursorPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
+
+from api import messages, serializers
+from api.schema import errors
+from games import engine, presenters, selectors, services, streams
+from games.errors import GameNotFound
+from games.models import Game
+
+#: Most events in one page of ``/events``.
+EVENTS_PAGE = 1000
+
+_GAME_ID = OpenApiParameter("game_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+_TAGS = ["games"]
+
+
+def _game_body(game: Game, viewer: Any) -> dict[str, Any]:
+    """The Game as ``viewer`` may see it: staff see the hidden cards of a playing game."""
+    owner = game.owner.get_username()
+    if selectors.is_staff(viewer) and not game.finished:
+        return _revealed(selectors.game_stream(game), owner)
+    return presenters.game_json(game, owner=owner, reveal=selectors.is_staff(viewer))
+
+
+def _revealed(stream: streams.Stream, owner: str) -> dict[str, Any]:
+    """The Game of ``stream`` with every card shown (staff, or a game finished now)."""
+    body = presenters.game_json(presenters.stream_game(stream), owner=owner, reveal=True)
+    view = engine.player_view(stream.state, reveal=True)
+    for key in ("columns", "cells", "reserve_cards"):
+        if key in view:
+            body[key] = view[key]
+    return body
+
+
+def _etag(game: Game) -> str:
+    return f'"{game.version}"'
+
+
+def _game_uuid(text: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise GameNotFound() from None
+
+
+# --- rulesets --------------------------------------------------------------------------------
+
+
+class RulesListApi(APIView):
+    @extend_schema(
+        operation_id="rules_list",
+        summary="The rulesets and their parameters (RULES.md)",
+        tags=_TAGS,
+        responses={200: serializers.RulesOut, **errors()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            {
+                "results": [rules.describe() for rules in engine.RULESETS.values()],
+                "default": engine.DEFAULT_RULES.name,
+            }
+        )
+
+
+# --- the games collection --------------------------------------------------------------------
+
+
+class GamePagination(CursorPagination):
+    """Newest first; ``limit`` (1..200, default 50) games a page; ``next`` is a full URL."""
+
+    ordering = ("-created_at", "id")
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise ValidationError({"cursor": [messages.BAD_CURSOR]}) from None
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response({"results": data, "next": self.get_next_link()})
+
+
+class GameCreateApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="game_create",
+        summary="Start a game (neither seed nor deal: a random seed)",
+        tags=_TAGS,
+        request=serializers.GameCreateIn,
+        responses={201: serializers.GameOut, **errors(400, 401)},
+    )
+    def post(self, request: Request) -> Response:
+        data = serializers.GameCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        stream = services.game_create(owner=request.user, **data.validated_data)
+        game = presenters.stream_game(stream)
+        body = presenters.game_json(game, owner=request.user.get_username())
+        headers = {"Location": f"/api/v1/games/{stream.game_id}", "ETag": _etag(game)}
+        return Response(body, status=status.HTTP_201_CREATED, headers=headers)
+
+
+class GameListApi(APIView):
+    @extend_schema(
+        operation_id="game_list",
+        summary="Games the caller may read (public ones and their own), newest first",
+        tags=_TAGS,
+        parameters=[
+            OpenApiParameter("owner", str, description="username of the owner"),
+            OpenApiParameter("status", str, enum=list(engine.STATUSES)),
+            OpenApiParameter("rules", str, enum=list(engine.RULESETS)),
+            OpenApiParameter("limit", int, description="games a page: 1..200, default 50"),
+            OpenApiParameter("cursor", str, description="from a previous page's next"),
+        ],
+        responses={200: serializers.GamePageOut, **errors(400)},
+    )
+    def get(self, request: Request) -> Response:
+        query = serializers.GameListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        filters = {
+            name: value
+            for name, value in query.validated_data.items()
+            if name in ("owner", "status", "rules")
+        }
+        games = selectors.game_list(viewer=request.user, **filters)
+        paginator = GamePagination()
+        page = paginator.paginate_queryset(games, request, view=self) or []
+        return paginator.get_paginated_response(
+            [presenters.game_json(game, owner=game.owner.get_username()) for game in page]
+        )
+
+
+# --- one game --------------------------------------------------------------------------------
+
+
+class GameGetApi(APIView):
+    @extend_schema(
+        operation_id="game_get",
+        summary="A game (ETag: its version; If-None-Match answers 304)",
+        tags=_TAGS,
+        parameters=[_GAME_ID],
+        responses={
+            200: serializers.GameOut,
+            304: OpenApiResponse(description="not modified since the ETag sent"),
+            **errors(403, 404),
+        },
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        etag = _etag(game)
+        wanted = parse_etags(request.headers.get("If-None-Match", ""))
+        if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
+            response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        else:
+            response = Response(_game_body(game, request.user), headers={"ETag": etag})
+        # Staff see more than others under the same ETag.
+        patch_vary_headers(response, ["Authorization", "Cookie"])
+        return response
+
+
+_COMMAND = PolymorphicProxySerializer(
+    component_name="Command",
+    serializers=list(serializers.COMMAND_SHAPES),
+    resource_type_field_name=None,
+)
+
+
+class GameCommandApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="game_command",
+        summary="Play one command (owner only); a retried Idempotency-Key appends nothing",
+        tags=_TAGS,
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="1 to 255 printable ASCII characters; a retry with the same key "
+                "answers the first answer again (header Idempotent-Replayed: true)",
+            ),
+        ],
+        request=_COMMAND,
+        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 422)},
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        key = _idempotency_key(request)
+        command, expected_version = serializers.parse_command(request.data)
+        result = services.game_command(
+            game_id=_game_uuid(game_id),
+            actor=request.user,
+            command=command,
+            expected_version=expected_version,
+            idempotency_key=key,
+        )
+        stream, event = result.stream, result.event
+        player = request.user.get_username()
+        body = {
+            "event": presenters.event_json(
+                event, stream.effects_of(event.seq), by=player, finished=stream.finished
+            ),
+            "game": presenters.game_json(presenters.stream_game(stream), owner=player),
+        }
+        headers = {"Idempotent-Replayed": "true"} if result.repeated else None
+        return Response(body, status=status.HTTP_201_CREATED, headers=headers)
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255 or not all(" " <= char <= "~" for char in key):
+        raise ValidationError({"Idempotency-Key": [messages.BAD_IDEMPOTENCY_KEY]})
+    return key
+
+
+class GameEventsApi(APIView):
+    @extend_schema(
+        operation_id="game_events",
+        summary=f"The game's events after seq `after`, in seq order ({EVENTS_PAGE} a page)",
+        tags=_TAGS,
+        parameters=[_GAME_ID, OpenApiParameter("after", int, description="a seq; default 0")],
+        responses={200: serializers.EventPageOut, **errors(400, 403, 404)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        query = serializers.EventListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        events, more = selectors.game_events(
+            game=game, after=query.validated_data["after"], limit=EVENTS_PAGE
+        )
+        stream = selectors.game_stream(game)
+        results = [
+            presenters.event_json(
+                event,
+                stream.effects_of(event.seq),
+                by=event.actor.get_username() if event.actor is not None else None,
+                finished=stream.finished,
+            )
+            for event in events
+        ]
+        after = events[-1].seq if events else None
+        next_url = (
+            replace_query_param(request.build_absolute_uri(), "after", after) if more else None
+        )
+        return Response({"results": results, "next": next_url})
+
+
+class GameMovesApi(APIView):
+    @extend_schema(
+        operation_id="game_moves",
+        summary="Every legal action now (no undo, restart or resign entries)",
+        tags=_TAGS,
+        parameters=[_GAME_ID],
+        responses={200: serializers.MovesOut, **errors(403, 404)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        return Response({"moves": selectors.game_moves(game)})
+
+
+class GameHintApi(APIView):
+    @extend_schema(
+        operation_id="game_hint",
+        summary="The move the server recommends, from the visible board only",
+        tags=_TAGS,
+        parameters=[_GAME_ID],
+        responses={200: serializers.HintOut, **errors(403, 404)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        return Response({"move": selectors.game_hint(game)})
+
+
+class GameStateApi(APIView):
+    @extend_schema(
+        operation_id="game_state",
+        summary="The game as it was at a version (hidden cards shown once it is finished)",
+        tags=_TAGS,
+        parameters=[_GAME_ID, OpenApiParameter("version", int, OpenApiParameter.PATH)],
+        responses={200: serializers.GameOut, **errors(403, 404)},
+    )
+    def get(self, request: Request, game_id: str, version: int) -> Response:
+        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        stream = selectors.game_at_version(game=game, version=version)
+        owner = game.owner.get_username()
+        if game.finished or selectors.is_staff(request.user):
+            return Response(_revealed(stream, owner))
+        return Response(presenters.game_json(presenters.stream_game(stream), owner=owner))

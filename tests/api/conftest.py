@@ -1,0 +1,171 @@
+"""Fixtures of the REST API tests: users with tokens, and a client that checks every answer.
+
+Every response the ``api`` client receives for ``/api/v1/`` is validated against the
+OpenAPI document the server serves, when the schema documents its status: the schema is
+tested by every test, not by a sample.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+from games import streams
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):  # type: ignore[no-untyped-def]
+    """Registration and token tests hash many passwords; the real hasher is slow on purpose."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    """No throttle counts and no cached streams carry over from another test."""
+    cache.clear()
+    streams.cache.clear()
+    yield
+    cache.clear()
+    streams.cache.clear()
+
+
+@pytest.fixture(scope="session")
+def openapi() -> Any:
+    """The OpenAPI document the server serves, ready to validate responses."""
+    from openapi_core import OpenAPI
+
+    client = Client()
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    return OpenAPI.from_dict(json.loads(response.content))
+
+
+def documented(openapi: Any, response: Any) -> bool:
+    """Whether the schema documents the status of ``response`` for its operation."""
+    request = response.wsgi_request
+    match = request.resolver_match
+    if match is None or not request.path.startswith("/api/v1/"):
+        return False
+    path = "/api/v1/" + _openapi_route(match.route.removeprefix("api/v1/"))
+    operation = openapi.spec / "paths" / path / request.method.lower()
+    return str(response.status_code) in (operation / "responses")
+
+
+def _openapi_route(route: str) -> str:
+    import re
+
+    return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+
+
+class Api:
+    """The Django test client speaking JSON, as one user (or anonymously), checking every
+    answer with a documented status against the OpenAPI document."""
+
+    def __init__(self, openapi: Any, token: str | None = None, language: str | None = None):
+        self.client = Client()
+        self.openapi = openapi
+        self.token = token
+        self.language = language
+
+    def as_user(self, token: str | None) -> Api:
+        return Api(self.openapi, token, self.language)
+
+    def in_language(self, language: str) -> Api:
+        return Api(self.openapi, self.token, language)
+
+    def headers(self, extra: dict[str, str] | None) -> dict[str, str]:
+        headers = {}
+        if self.token is not None:
+            headers["Authorization"] = f"Token {self.token}"
+        if self.language is not None:
+            headers["Accept-Language"] = self.language
+        headers.update(extra or {})
+        return headers
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> Any:
+        return self.check(self.client.get(path, headers=self.headers(headers)))
+
+    def post(
+        self,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        raw: bytes | None = None,
+    ) -> Any:
+        data = raw if raw is not None else json.dumps({} if body is None else body)
+        response = self.client.post(
+            path, data=data, content_type="application/json", headers=self.headers(headers)
+        )
+        return self.check(response)
+
+    def check(self, response: Any) -> Any:
+        from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
+
+        assert response.status_code != 500, response.content
+        if documented(self.openapi, response):
+            self.openapi.validate_response(
+                DjangoOpenAPIRequest(response.wsgi_request), DjangoOpenAPIResponse(response)
+            )
+        return response
+
+
+@pytest.fixture
+def api(openapi) -> Api:  # type: ignore[no-untyped-def]
+    """An anonymous client."""
+    return Api(openapi)
+
+
+@pytest.fixture
+def player(django_user_model):  # type: ignore[no-untyped-def]
+    """Make a player: ``player("carol", is_staff=True)`` gives ``(user, token key)``."""
+
+    def make(name: str, **extra: Any) -> tuple[Any, str]:
+        user = django_user_model.objects.create_user(name, password=f"pw-{name}-123", **extra)
+        return user, Token.objects.create(user=user).key
+
+    return make
+
+
+@pytest.fixture
+def alice(player):  # type: ignore[no-untyped-def]
+    return player("alice")
+
+
+@pytest.fixture
+def bob(player):  # type: ignore[no-untyped-def]
+    return player("bob")
+
+
+@pytest.fixture
+def staff(player):  # type: ignore[no-untyped-def]
+    return player("root", is_staff=True)
+
+
+@pytest.fixture
+def as_alice(api, alice) -> Api:  # type: ignore[no-untyped-def]
+    return api.as_user(alice[1])
+
+
+@pytest.fixture
+def as_bob(api, bob) -> Api:  # type: ignore[no-untyped-def]
+    return api.as_user(bob[1])
+
+
+@pytest.fixture
+def as_staff(api, staff) -> Api:  # type: ignore[no-untyped-def]
+    return api.as_user(staff[1])
+
+
+@pytest.fixture(scope="session")
+def sample_deal() -> list[str]:
+    """The sample deal printed in the rules: its first move (2, 5 → 7) is legal."""
+    return list(json.loads((FIXTURES / "seed_deal.json").read_text())["deal"])

@@ -1,0 +1,171 @@
+"""Accounts over HTTP: registration, tokens and player records."""
+
+import datetime as dt
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from games import clock, services
+
+pytestmark = pytest.mark.django_db
+
+
+def test_register_creates_the_account_and_a_working_token(api):
+    response = api.post("/api/v1/auth/register", {"username": "carol", "password": "x7-lantern-Q"})
+
+    assert response.status_code == 201
+    body = response.json()
+    assert body == {"username": "carol", "token": Token.objects.get(user__username="carol").key}
+    me = api.as_user(body["token"]).post("/api/v1/games", {"seed": 1})
+    assert me.status_code == 201 and me.json()["owner"] == "carol"
+
+
+def test_register_refuses_a_taken_username_with_fields(api, alice):
+    response = api.post("/api/v1/auth/register", {"username": "alice", "password": "x7-lantern-Q"})
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid",
+        "detail": "The request is not valid; see fields.",
+        "fields": {"username": ["A user with that username already exists."]},
+    }
+
+
+def test_register_applies_django_password_validators(api):
+    response = api.post("/api/v1/auth/register", {"username": "carol", "password": "123"})
+
+    assert response.status_code == 400
+    messages = response.json()["fields"]["password"]
+    assert "This password is too short. It must contain at least 8 characters." in messages
+    assert "This password is entirely numeric." in messages
+
+
+def test_register_refuses_a_password_like_the_username(api):
+    response = api.post(
+        "/api/v1/auth/register", {"username": "quixotic-heron", "password": "Quixotic-Heron"}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["fields"] == {
+        "password": ["The password is too similar to the username."]
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({}, {"username": ["This field is required."], "password": ["This field is required."]}),
+        (
+            {"username": "bad name!", "password": "x7-lantern-Q"},
+            {
+                "username": [
+                    "Enter a valid username. This value may contain only letters, numbers, and "
+                    "@/./+/-/_ characters."
+                ]
+            },
+        ),
+        ({"username": 5, "password": "x7-lantern-Q"}, None),
+        (
+            {"username": "carol", "password": "x7-lantern-Q", "admin": True},
+            {"admin": ["Unknown field."]},
+        ),
+    ],
+)
+def test_register_validates_the_body(api, body, fields):
+    response = api.post("/api/v1/auth/register", body)
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    if fields is not None:
+        assert response.json()["fields"] == fields
+
+
+def test_token_answers_the_account_token(api, alice):
+    response = api.post("/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"})
+
+    assert response.status_code == 200
+    assert response.json() == {"token": alice[1]}
+
+
+def test_token_is_made_on_first_use(api, django_user_model):
+    django_user_model.objects.create_user("dave", password="pw-dave-123")
+
+    response = api.post("/api/v1/auth/token", {"username": "dave", "password": "pw-dave-123"})
+
+    assert response.status_code == 200
+    assert response.json() == {"token": Token.objects.get(user__username="dave").key}
+
+
+@pytest.mark.parametrize(
+    ("username", "password"), [("alice", "wrong-password"), ("nobody", "pw-alice-123")]
+)
+def test_token_refuses_wrong_credentials(api, alice, username, password):
+    response = api.post("/api/v1/auth/token", {"username": username, "password": password})
+
+    assert response.status_code == 401
+    assert response.json() == {
+        "code": "invalid_credentials",
+        "detail": "Wrong username or password.",
+    }
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_token_ignores_a_stale_authorization_header(api, alice):
+    response = api.as_user("0" * 40).post(
+        "/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"}
+    )
+
+    assert response.status_code == 200
+
+
+def test_player_record_counts_games_and_the_fastest_win(api, alice, sample_deal):
+    user = alice[0]
+    start = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
+    with clock.frozen(start):
+        won = services.game_create(owner=user, rules="traditional", deal=sample_deal)
+        services.game_create(owner=user, seed=5)
+        resigned = services.game_create(owner=user, seed=6)
+    with clock.frozen(start + dt.timedelta(seconds=1)):
+        services.game_command(game_id=resigned.game_id, actor=user, command={"type": "resign"})
+    _win(won, user, start + dt.timedelta(minutes=3, milliseconds=250))
+
+    response = api.get("/api/v1/players/alice")
+
+    assert response.status_code == 200
+    assert response.json() == {
+        "username": "alice",
+        "played": 3,
+        "won": 1,
+        "win_rate": 0.3333,
+        "streak": 0,
+        "best_streak": 0,
+        "best_time_ms": 180250,
+    }
+
+
+def _win(stream, user, at):  # type: ignore[no-untyped-def]
+    """Mark ``stream``'s game won at ``at`` (its projection only: the record reads it)."""
+    from games.models import Game
+
+    Game.objects.filter(id=stream.game_id).update(status="won", finished_at=at)
+
+
+def test_player_record_of_a_player_without_games(api, alice):
+    response = api.get("/api/v1/players/alice")
+
+    assert response.json() == {
+        "username": "alice",
+        "played": 0,
+        "won": 0,
+        "win_rate": 0.0,
+        "streak": 0,
+        "best_streak": 0,
+        "best_time_ms": None,
+    }
+
+
+def test_unknown_player_is_404(api):
+    response = api.get("/api/v1/players/nobody")
+
+    assert response.status_code == 404
+    assert response.json() == {"code": "not_found", "detail": "Not found."}
