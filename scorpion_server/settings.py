@@ -209,6 +209,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # OpenAPI 3.1: its schemas are JSON Schema, so nullable references are exact.
+    "OAS_VERSION": "3.1.0",
     # Both move shapes share the one-value enum of their "type".
     "ENUM_NAME_OVERRIDES": {"MoveCommandTypeEnum": ["move"]},
 }
