@@ -14,12 +14,12 @@ import logging
 import math
 from typing import Any
 
+import psycopg
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from psycopg_pool import PoolTimeout
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -32,8 +32,9 @@ logger = logging.getLogger(__name__)
 #: Seconds a client should wait before retrying when the database is unavailable.
 UNAVAILABLE_RETRY_AFTER = 5
 
-#: Errors that mean "the database cannot be reached now", not "this request is wrong".
-_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout)
+#: Errors that mean "the database cannot be reached now", not "this request is wrong":
+#: Django's wrappers, and psycopg's own (a pool timeout is a ``psycopg.OperationalError``).
+_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 #: DRF exceptions answered with their status and one of our codes.
 _DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
