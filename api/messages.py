@@ -54,16 +54,12 @@ MESSAGES: dict[str, Promise] = {
 
 # Messages under ``fields``.
 UNKNOWN_FIELD = _("Unknown field.")
-NOT_AN_INTEGER = _("Must be an integer.")
-NOT_A_BOOLEAN = _("Must be true or false.")
 NOT_A_CARD = _("Not a card code (such as AS, TD or 10D).")
 NOT_AN_OBJECT = _("The body must be a JSON object.")
 MALFORMED_JSON = _("The body is not valid JSON.")
 BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
 SEED_OR_DEAL = _("Give a seed or a deal, not both.")
-CELL_OR_COLUMN = _("A move names either from and index, or cell; not both.")
 BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
-NOT_A_STATUS = _("Must be one of: %(choices)s.")
 BAD_CURSOR = _("This cursor is not valid.")
 
 
