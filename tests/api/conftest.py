@@ -50,15 +50,21 @@ def openapi() -> Any:
     return OpenAPI.from_dict(json.loads(response.content))
 
 
-def documented(openapi: Any, response: Any) -> bool:
-    """Whether the schema documents the status of ``response`` for its operation."""
+def operation_of(openapi: Any, response: Any) -> tuple[str, str] | None:
+    """The documented ``(path, method)`` that answered ``response`` with a documented
+    status, or ``None``."""
     request = response.wsgi_request
     match = request.resolver_match
     if match is None or not request.path.startswith("/api/v1/"):
-        return False
+        return None
     path = "/api/v1/" + _openapi_route(match.route.removeprefix("api/v1/"))
-    operation = openapi.spec / "paths" / path / request.method.lower()
-    return str(response.status_code) in (operation / "responses")
+    method = request.method.lower()
+    item = openapi.spec / "paths"
+    if path not in item or method not in item / path:
+        return None
+    if str(response.status_code) not in item / path / method / "responses":
+        return None
+    return path, method
 
 
 def _openapi_route(route: str) -> str:
@@ -69,17 +75,25 @@ class Api:
     """The Django test client speaking JSON, as one user (or anonymously), checking every
     answer with a documented status against the OpenAPI document."""
 
-    def __init__(self, openapi: Any, token: str | None = None, language: str | None = None):
+    def __init__(
+        self,
+        openapi: Any,
+        token: str | None = None,
+        language: str | None = None,
+        validated: list[tuple[str, str, int]] | None = None,
+    ):
         self.client = Client()
         self.openapi = openapi
         self.token = token
         self.language = language
+        #: ``(path, method, status)`` of every response validated, shared by copies.
+        self.validated = [] if validated is None else validated
 
     def as_user(self, token: str | None) -> Api:
-        return Api(self.openapi, token, self.language)
+        return Api(self.openapi, token, self.language, self.validated)
 
     def in_language(self, language: str) -> Api:
-        return Api(self.openapi, self.token, language)
+        return Api(self.openapi, self.token, language, self.validated)
 
     def headers(self, extra: dict[str, str] | None) -> dict[str, str]:
         headers = {}
@@ -108,10 +122,12 @@ class Api:
 
     def check(self, response: Any) -> Any:
         assert response.status_code != 500, response.content
-        if documented(self.openapi, response):
+        operation = operation_of(self.openapi, response)
+        if operation is not None:
             self.openapi.validate_response(
                 _RequestWithoutBody(response.wsgi_request), DjangoOpenAPIResponse(response)
             )
+            self.validated.append((*operation, response.status_code))
         return response
 
 

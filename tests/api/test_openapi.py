@@ -1,0 +1,155 @@
+"""The served OpenAPI document agrees with the API: every route documented, and real
+responses (successes and errors) valid against it.
+
+The ``api`` client of conftest validates every response whose status is documented; these
+tests make sure each endpoint's success and the main error bodies are among them, and that
+the validation would catch a body that drifted from the document.
+"""
+
+import json
+
+import psycopg
+import pytest
+from django.db import OperationalError, connection
+from openapi_core.exceptions import OpenAPIError
+
+from games import services
+
+pytestmark = pytest.mark.django_db
+
+OPERATIONS = {
+    ("/api/v1/auth/register", "post"): ("account_register", 201),
+    ("/api/v1/auth/token", "post"): ("token_create", 200),
+    ("/api/v1/players/{username}", "get"): ("player_get", 200),
+    ("/api/v1/rules", "get"): ("rules_list", 200),
+    ("/api/v1/games", "get"): ("game_list", 200),
+    ("/api/v1/games", "post"): ("game_create", 201),
+    ("/api/v1/games/{game_id}", "get"): ("game_get", 200),
+    ("/api/v1/games/{game_id}/commands", "post"): ("game_command", 201),
+    ("/api/v1/games/{game_id}/events", "get"): ("game_events", 200),
+    ("/api/v1/games/{game_id}/moves", "get"): ("game_moves", 200),
+    ("/api/v1/games/{game_id}/hint", "get"): ("game_hint", 200),
+    ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
+}
+FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
+
+
+@pytest.fixture(scope="module")
+def document(openapi):  # type: ignore[no-untyped-def]
+    """The served document as plain JSON."""
+    with (openapi.spec / "").open() as contents:
+        return json.loads(json.dumps(contents))
+
+
+def test_every_route_is_documented_with_its_operation_id(document):
+    documented = {
+        (path, method): operation["operationId"]
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    }
+
+    assert documented == {key: operation for key, (operation, _) in OPERATIONS.items()}
+
+
+def test_every_operation_documents_its_errors_with_the_error_schema(document):
+    for (path, method), (_, success) in OPERATIONS.items():
+        responses = document["paths"][path][method]["responses"]
+        assert str(success) in responses
+        assert {"429", "503"} <= set(responses), (path, method)
+        for status, response in responses.items():
+            if status.startswith(("4", "5")):
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/Error"}
+    commands = document["paths"]["/api/v1/games/{game_id}/commands"]["post"]["responses"]
+    assert {"400", "401", "403", "404", "409", "422"} <= set(commands)
+
+
+def test_the_game_schema_declares_exactly_the_keys_games_carry(document, as_staff, alice):
+    stream = services.game_create(owner=alice[0], rules="three_blind_mice", seed=6)
+    game = as_staff.get(f"/api/v1/games/{stream.game_id}").json()  # with cells, reserve_cards
+
+    schema = document["components"]["schemas"]["Game"]
+    assert set(schema["properties"]) == set(game)
+    assert set(schema["required"]) == set(game) - {"cells", "reserve_cards"}
+
+
+def test_the_event_and_error_schemas_declare_their_keys(document):
+    schemas = document["components"]["schemas"]
+    assert set(schemas["Event"]["properties"]) == {"seq", "type", "data", "by", "at", "effects"}
+    assert set(schemas["Effects"]["properties"]) == {"points", "flipped", "removed", "undid"}
+    assert set(schemas["Error"]["properties"]) == {"code", "detail", "fields", "version"}
+    assert sorted(schemas["Error"]["required"]) == ["code", "detail"]
+
+
+def test_every_success_body_validates(api, alice, sample_deal):
+    anyone = api
+    player = api.as_user(alice[1])
+    game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
+    base = f"/api/v1/games/{game_id}"
+
+    anyone.post("/api/v1/auth/register", {"username": "carol", "password": "x7-lantern-Q"})
+    anyone.post("/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"})
+    anyone.get("/api/v1/players/alice")
+    anyone.get("/api/v1/rules")
+    player.post("/api/v1/games", {"rules": "double", "seed": 3})
+    anyone.get("/api/v1/games?limit=1")
+    player.post(f"{base}/commands", FIRST_MOVE, headers={"Idempotency-Key": "one"})
+    player.post(f"{base}/commands", FIRST_MOVE, headers={"Idempotency-Key": "one"})
+    anyone.get(base)
+    anyone.get(base, headers={"If-None-Match": '"2"'})
+    anyone.get(f"{base}/events?after=1")
+    anyone.get(f"{base}/moves")
+    anyone.get(f"{base}/hint")
+    anyone.get(f"{base}/states/1")
+    player.post(f"{base}/commands", {"type": "resign"})
+    anyone.get(f"{base}/hint")  # {"move": null}
+    anyone.get(f"{base}/states/2")  # revealed
+
+    successes = {(path, method, status) for path, method, status in api.validated}
+    assert {(*key, status) for key, (_, status) in OPERATIONS.items()} <= successes
+    assert ("/api/v1/games/{game_id}", "get", 304) in api.validated
+
+
+def test_error_bodies_validate(api, alice, bob, sample_deal, settings):
+    player, stranger = api.as_user(alice[1]), api.as_user(bob[1])
+    game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
+    private = services.game_create(owner=alice[0], seed=1, public=False).game_id
+    commands = f"/api/v1/games/{game_id}/commands"
+
+    statuses = [
+        player.post("/api/v1/games", {"seed": "x"}).status_code,  # 400 with fields
+        api.post("/api/v1/auth/token", {"username": "alice", "password": "no"}).status_code,
+        api.post(commands, FIRST_MOVE).status_code,  # 401
+        stranger.post(commands, FIRST_MOVE).status_code,  # 403 not_owner
+        api.get(f"/api/v1/games/{private}").status_code,  # 403 private_game
+        api.get("/api/v1/games/00000000-0000-4000-8000-000000000000").status_code,  # 404
+        player.post(commands, {**FIRST_MOVE, "card": "KS"}).status_code,  # 409 stale_card
+        player.post(commands, {**FIRST_MOVE, "expected_version": 7}).status_code,  # 409
+        player.post(commands, {**FIRST_MOVE, "to": 1}).status_code,  # 422
+        player.get(f"/api/v1/games/{game_id}/states/9").status_code,  # 404
+    ]
+    with connection.execute_wrapper(_refuse):
+        statuses.append(api.get("/api/v1/games").status_code)  # 503
+
+    assert statuses == [400, 401, 401, 403, 403, 404, 409, 409, 422, 404, 503]
+    validated = {status for _, _, status in api.validated}
+    assert {400, 401, 403, 404, 409, 422, 503} <= validated
+
+
+def _refuse(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+    error = OperationalError("connection refused")
+    error.__cause__ = psycopg.OperationalError("connection refused")
+    raise error
+
+
+@pytest.mark.parametrize(
+    "drift",
+    [{"status": "sleeping"}, {"score": "lots"}, {"columns": None}, {"version": None}],
+)
+def test_a_body_that_drifted_from_the_document_fails_validation(as_alice, alice, drift):
+    game_id = services.game_create(owner=alice[0], seed=1).game_id
+    response = as_alice.get(f"/api/v1/games/{game_id}")
+    response.content = json.dumps({**response.json(), **drift}).encode()
+
+    with pytest.raises(OpenAPIError):
+        as_alice.check(response)
