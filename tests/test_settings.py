@@ -15,7 +15,8 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 CONFIG_VARIABLES = (
     "DEBUG", "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "DB_POOL_MAX_SIZE", "DB_POOL_TIMEOUT",
     "STREAM_CACHE_SIZE", "REDIS_URL", "WS_GROUP_EXPIRY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS",
-    "SCORPION_DATA_DIR", "LOG_LEVEL",
+    "SCORPION_DATA_DIR", "LOG_LEVEL", "THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_AUTH",
+    "NUM_PROXIES",
 )  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
@@ -83,6 +84,10 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("DB_POOL_MAX_SIZE", {**PRODUCTION, "DB_POOL_MAX_SIZE": "-1"}),
         ("DB_POOL_TIMEOUT", {**PRODUCTION, "DB_POOL_TIMEOUT": "0"}),
         ("LOG_LEVEL", {**PRODUCTION, "LOG_LEVEL": "chatty"}),
+        ("THROTTLE_ANON", {**PRODUCTION, "THROTTLE_ANON": "lots"}),
+        ("THROTTLE_USER", {**PRODUCTION, "THROTTLE_USER": "0/minute"}),
+        ("THROTTLE_AUTH", {**PRODUCTION, "THROTTLE_AUTH": "30/fortnight"}),
+        ("NUM_PROXIES", {**PRODUCTION, "NUM_PROXIES": "-1"}),
     ],
 )
 def test_bad_configuration_fails_at_start_naming_the_variable(variable, environment):
@@ -139,3 +144,15 @@ def test_database_url_keeps_an_explicit_connect_timeout():
 def test_database_url_refuses_anything_but_postgresql(url):
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
         database_from_url(url)
+
+
+def test_throttle_rates_read_from_the_environment():
+    from scorpion_server.env import env_rate
+
+    environment = {"THROTTLE_X": " 5/Second ", "THROTTLE_OFF": "off"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in environment.items():
+            patch.setenv(name, value)
+        assert env_rate("THROTTLE_X", "1/day") == "5/second"
+        assert env_rate("THROTTLE_OFF", "1/day") is None
+        assert env_rate("THROTTLE_UNSET", "300/minute") == "300/minute"
