@@ -119,16 +119,24 @@ WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
 WS_TIMEOUT = env_int("WS_TIMEOUT", default=86400, minimum=-1)
 # Largest WebSocket message a client may send (daphne refuses bigger ones with 1009).
 WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=65536, minimum=1024)
+# Connections each process may open to Redis for the channel layer.
+REDIS_MAX_CONNECTIONS = env_int("REDIS_MAX_CONNECTIONS", default=1000, minimum=10)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                # A socket timeout longer than channels_redis's 5 s blocking receive:
-                # redis-py 8 defaults to 5 s as well, and the two race into a
-                # TimeoutError that kills idle consumers.
                 "hosts": [
-                    {"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5}
+                    {
+                        "address": REDIS_URL,
+                        # Longer than channels_redis's 5 s blocking receive: redis-py 8
+                        # defaults to 5 s too, and the race kills idle consumers.
+                        "socket_timeout": 30,
+                        "socket_connect_timeout": 5,
+                        # redis-py 8 caps a pool at 100 connections and raises beyond;
+                        # hundreds of spectators joining at once need more.
+                        "max_connections": REDIS_MAX_CONNECTIONS,
+                    }
                 ],
                 "group_expiry": WS_GROUP_EXPIRY,
                 "capacity": 1500,

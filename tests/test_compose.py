@@ -137,7 +137,7 @@ def test_settings_boot_with_a_web_service_environment(services: dict[str, Any]) 
         "import json, django; django.setup(); from django.conf import settings as s; "
         "d = s.DATABASES['default']; layer = s.CHANNEL_LAYERS['default']; "
         "print(json.dumps({'host': d['HOST'], 'port': str(d['PORT']), 'name': d['NAME'], "
-        "'layer': layer['BACKEND'], 'redis': layer['CONFIG']['hosts'], "
+        "'layer': layer['BACKEND'], 'redis': [h['address'] for h in layer['CONFIG']['hosts']], "
         "'cache': s.CACHES['default']['BACKEND'], 'debug': s.DEBUG, "
         "'ws_timeout': s.WS_TIMEOUT, 'hosts': s.ALLOWED_HOSTS}))"
     )

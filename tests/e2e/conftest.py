@@ -1,0 +1,147 @@
+"""Real servers for end-to-end tests: daphne processes on the test database.
+
+``live_server_factory`` starts ``daphne scorpion_server.asgi:application`` in a subprocess
+pointed at the database pytest-django created (so rows a transactional test commits are
+visible to it) and, when asked, at a Redis shared by several processes. Tests talk to the
+servers over real HTTP and real WebSockets.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+START_TIMEOUT_SECONDS = 60
+
+
+@dataclass
+class LiveServer:
+    """A running daphne process."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def database_url(settings_dict: dict[str, object]) -> str:
+    """A ``DATABASE_URL`` for Django's connection settings (TCP host or socket folder)."""
+    user = quote(str(settings_dict.get("USER") or ""), safe="")
+    password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
+    host = str(settings_dict.get("HOST") or "")
+    name = quote(str(settings_dict["NAME"]), safe="")
+    credentials = f"{user}:{password}@" if password else f"{user}@"
+    if host.startswith("/") or not host:
+        return f"postgresql://{credentials}/{name}?host={quote(host or '/tmp', safe='')}"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgresql://{credentials}{host}:{port}/{name}"
+
+
+@pytest.fixture(scope="session")
+def live_database_url(django_db_setup: None, django_db_blocker: object) -> str:
+    """The test database, as servers started by tests must reach it."""
+    from django.db import connection
+
+    return database_url(connection.settings_dict)
+
+
+def find_free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _wait_until_healthy(server: LiveServer) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            pytest.fail(f"daphne exited with {server.process.returncode}:\n{server.log_text()}")
+        try:
+            if httpx.get(f"{server.http}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"daphne did not answer /healthz in {START_TIMEOUT_SECONDS} s")
+
+
+@pytest.fixture(scope="module")
+def live_server_factory(
+    live_database_url: str,
+) -> Iterator[Callable[..., LiveServer]]:
+    """Start daphne servers on the test database; all are stopped when the module ends."""
+    started: list[LiveServer] = []
+    workdir = Path(tempfile.mkdtemp(prefix="scorpion-live-"))
+
+    def start(*, redis_url: str | None = None, **env_overrides: str) -> LiveServer:
+        port = find_free_port()
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("REDIS_URL", "TEST_REDIS_URL", "DATABASE_URL")
+        }
+        env.update(
+            DATABASE_URL=live_database_url,
+            DEBUG="0",
+            SECRET_KEY="e2e-secret-key",
+            DAILY_SECRET="e2e-daily-secret",
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            THROTTLE_ANON="1000000/minute",
+            THROTTLE_USER="1000000/minute",
+            THROTTLE_AUTH="1000000/minute",
+            DB_POOL_MAX_SIZE="10",
+            LOG_LEVEL="WARNING",
+        )
+        if redis_url:
+            env["REDIS_URL"] = redis_url
+        env.update(env_overrides)
+        log = workdir / f"daphne-{port}.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)),
+                    "scorpion_server.asgi:application",
+                ],
+                cwd=PROJECT_DIR,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        server = LiveServer(port=port, process=process, log=log)
+        started.append(server)
+        _wait_until_healthy(server)
+        return server
+
+    yield start
+    for server in started:
+        server.process.terminate()
+    for server in started:
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
