@@ -12,6 +12,7 @@ from api import serializers
 from api.schema import errors
 from api.throttles import AnonThrottle, AuthThrottle
 from games import selectors, services
+from games.errors import PlayerNotFound
 
 
 class _CredentialsApi(APIView):
@@ -61,4 +62,6 @@ class PlayerGetApi(APIView):
         responses={200: serializers.PlayerOut, **errors(404)},
     )
     def get(self, request: Request, username: str) -> Response:
+        if "\x00" in username:  # no account has one, and PostgreSQL text cannot hold it
+            raise PlayerNotFound()
         return Response(selectors.player_stats(username=username))

@@ -164,8 +164,16 @@ def test_player_record_of_a_player_without_games(api, alice):
     }
 
 
-def test_unknown_player_is_404(api):
-    response = api.get("/api/v1/players/nobody")
+@pytest.mark.parametrize("name", ["nobody", "a%00b", "%F0%9F%82%A1"])
+def test_unknown_player_is_404(api, name):
+    response = api.get(f"/api/v1/players/{name}")
 
     assert response.status_code == 404
     assert response.json() == {"code": "not_found", "detail": "Not found."}
+
+
+def test_credentials_with_a_nul_character_are_400(api):
+    response = api.post("/api/v1/auth/token", {"username": "a\u0000", "password": "x"})
+
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["username"]

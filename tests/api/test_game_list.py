@@ -91,6 +91,7 @@ def test_pages_follow_next_until_null(as_alice, alice):
         ("limit=201", "limit"),
         ("limit=many", "limit"),
         ("cursor=not-a-cursor", "cursor"),
+        ("owner=a%00b", "owner"),
     ],
 )
 def test_bad_filters_are_400(api, query, field):
