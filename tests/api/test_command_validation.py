@@ -76,3 +76,25 @@ def test_validation_comes_before_the_owner_check(as_bob, path):
     response = as_bob.post(path, {"type": "fly"})
 
     assert response.status_code == 400
+
+
+def test_random_bodies_never_get_a_500(as_alice, path):
+    import json
+    import random
+
+    rng = random.Random(20261130)
+    values = [
+        None, True, False, 0, 1, -1, 7, 16, 17, 103, 104, 2**31, 2**63, 1.5, "", "2", "AS",
+        "10D", "\x00", "move", [], [1], {}, {"a": 1}, "x" * 300,
+    ]  # fmt: skip
+    keys = ["type", "from", "index", "to", "cell", "card", "expected_version", "extra"]
+    types = ["move", "deal", "undo", "restart", "resign", "fly", None, 1]
+    statuses = set()
+    for _ in range(150):
+        body = {key: rng.choice(values) for key in rng.sample(keys, rng.randint(0, 5))}
+        if rng.random() < 0.8:
+            body["type"] = rng.choice(types)
+        response = as_alice.post(path, raw=json.dumps(body).encode())
+        assert response.status_code in (201, 400, 409, 422), (body, response.content)
+        statuses.add(response.status_code)
+    assert {400, 422} <= statuses

@@ -153,3 +153,19 @@ def test_create_refuses_a_body_that_is_not_an_object(as_alice):
 
     assert response.status_code == 400
     assert response.json()["fields"] == {"non_field_errors": ["The body must be a JSON object."]}
+
+
+def test_random_bodies_never_get_a_500(as_alice, sample_deal):
+    import json
+    import random
+
+    rng = random.Random(1130)
+    values = [
+        None, True, 0, -1, 2**53, 2**64, 1.5, "", "classic", "double", "AS", [], ["AS"],
+        sample_deal, [*sample_deal, "AS"], {}, "x" * 200,
+    ]  # fmt: skip
+    keys = ["rules", "seed", "deal", "public", "extra"]
+    for _ in range(60):
+        body = {key: rng.choice(values) for key in rng.sample(keys, rng.randint(0, 4))}
+        response = as_alice.post("/api/v1/games", raw=json.dumps(body).encode())
+        assert response.status_code in (201, 400), (body, response.content)
