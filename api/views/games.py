@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
@@ -127,7 +128,8 @@ class GameCreateApi(APIView):
         stream = services.game_create(owner=request.user, **data.validated_data)
         game = presenters.stream_game(stream)
         body = presenters.game_json(game, owner=request.user.get_username())
-        headers = {"Location": f"/api/v1/games/{stream.game_id}", "ETag": _etag(game)}
+        location = reverse("game-get", kwargs={"game_id": str(stream.game_id)})
+        headers = {"Location": location, "ETag": _etag(game)}
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
 
 
