@@ -1,4 +1,4 @@
-"""WebSocket consumers: live spectating of a game.
+"""WebSocket consumers: live spectating of a game, and of a daily challenge's race.
 
 ``/ws/games/{id}/?after=N`` sends a snapshot, then one frame per appended event, in
 ``seq`` order, none missed and none twice. Channel layers deliver at most once, so the
@@ -21,7 +21,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from games import feeds, publish
+from games import dailies, feeds, publish, standings
 from games.errors import DomainError
 
 logger = logging.getLogger(__name__)
@@ -37,6 +37,27 @@ MAX_CLIENT_FRAME = 4096
 def close_code_for(error: DomainError) -> int:
     """4403 for "not allowed" errors, 4404 for "no such game"."""
     return 4000 + error.status if error.status in (403, 404) else CLOSE_BAD_REQUEST
+
+
+async def keep_membership(consumer: Any) -> None:
+    """Re-join the consumer's group before the channel layer's group expiry could drop it."""
+    interval = max(1.0, settings.WS_GROUP_EXPIRY / 2)
+    while True:
+        await asyncio.sleep(interval)
+        if consumer.group is not None:
+            await consumer.channel_layer.group_add(consumer.group, consumer.channel_name)
+
+
+async def leave(consumer: Any) -> None:
+    """Stop renewing the consumer's group membership and leave the group."""
+    keeper = getattr(consumer, "keeper", None)
+    if keeper is not None:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+    if consumer.group is not None:
+        await consumer.channel_layer.group_discard(consumer.group, consumer.channel_name)
+        consumer.group = None
 
 
 class ClientFrames(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -95,7 +116,7 @@ class GameConsumer(ClientFrames):
             return
         self.group = publish.game_group(self.game.id)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        self.keeper = asyncio.ensure_future(self._keep_membership())
+        self.keeper = asyncio.ensure_future(keep_membership(self))
         opening = await database_sync_to_async(self._opening_frames)(after)
         for frame in opening:
             await self._send_frame(frame)
@@ -129,23 +150,8 @@ class GameConsumer(ClientFrames):
             return False
         return after if after >= 0 else False
 
-    async def _keep_membership(self) -> None:
-        """Re-join the group before the channel layer's group expiry could drop us."""
-        interval = max(1.0, settings.WS_GROUP_EXPIRY / 2)
-        while True:
-            await asyncio.sleep(interval)
-            if self.group is not None:
-                await self.channel_layer.group_add(self.group, self.channel_name)
-
     async def disconnect(self, code: int) -> None:
-        keeper = getattr(self, "keeper", None)
-        if keeper is not None:
-            keeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await keeper
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.group = None
+        await leave(self)
 
     async def game_event(self, message: dict[str, Any]) -> None:
         """A published event: drop it if already sent, fill the gap before it if any."""
@@ -178,3 +184,52 @@ class GameConsumer(ClientFrames):
         version = await database_sync_to_async(feeds.current_version)(self.game.id)
         if version > self.last_sent:
             await self._catch_up(version)
+
+
+class ChallengeConsumer(ClientFrames):
+    """Watch a daily challenge's race: its standings first, then after every change.
+
+    Each push carries the standings' revision (the sum of the entries' game versions), so
+    standings computed earlier but delivered later never replace newer ones.
+    """
+
+    date: Any = None
+    group: str | None = None
+    revision = -1
+
+    async def connect(self) -> None:
+        await self.accept()
+        try:
+            self.date = await database_sync_to_async(self._open)()
+        except DomainError as error:
+            await self.close(code=close_code_for(error))
+            return
+        self.group = standings.challenge_group(self.date)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.keeper = asyncio.ensure_future(keep_membership(self))
+        await self._refresh()
+
+    def _open(self) -> Any:
+        date = dailies.parse_date(self.scope["url_route"]["kwargs"]["date"])
+        return dailies.challenge_get(date).date
+
+    async def _refresh(self) -> None:
+        revision, text = await database_sync_to_async(standings.frame)(self.date)
+        await self._send_standings(revision, text)
+
+    async def _send_standings(self, revision: int, text: str) -> None:
+        if revision < self.revision:
+            return
+        self.revision = revision
+        await self.send(text_data=text)
+
+    async def standings_changed(self, message: dict[str, Any]) -> None:
+        await self._send_standings(message["revision"], message["text"])
+
+    async def on_ping(self) -> None:
+        """A ping also brings standings a dropped push left stale."""
+        if self.date is not None:
+            await self._refresh()
+
+    async def disconnect(self, code: int) -> None:
+        await leave(self)

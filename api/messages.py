@@ -40,6 +40,7 @@ MESSAGES: dict[str, Promise] = {
     "challenge_in_progress": _(
         "Another player's game of an open daily challenge cannot be seen until it closes."
     ),
+    "challenge_closed": _("This daily challenge is over: it can no longer be joined."),
     "not_found": _("Not found."),
     "method_not_allowed": _("This method is not allowed here."),
     "not_acceptable": _("This resource is only available as application/json."),

@@ -6,4 +6,5 @@ from api import consumers
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     path("ws/games/<str:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/challenges/<str:date>/", consumers.ChallengeConsumer.as_asgi()),
 ]

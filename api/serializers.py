@@ -397,6 +397,34 @@ class EventPageOut(serializers.Serializer):  # type: ignore[type-arg]
     next = serializers.URLField(allow_null=True, help_text="more events follow from here")
 
 
+@extend_schema_serializer(component_name="Challenge")
+class ChallengeOut(serializers.Serializer):  # type: ignore[type-arg]
+    date = serializers.DateField()
+    rules = serializers.ChoiceField(choices=list(engine.RULESETS))
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField()
+    participants = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["open", "closed"])
+    seed = serializers.IntegerField(allow_null=True, help_text="null until the day ends")
+
+
+@extend_schema_serializer(component_name="Standing")
+class StandingOut(serializers.Serializer):  # type: ignore[type-arg]
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    status = serializers.ChoiceField(choices=list(engine.STATUSES))
+    moves = serializers.IntegerField()
+    score = serializers.IntegerField()
+    sequences = serializers.IntegerField()
+    revealed = serializers.IntegerField(help_text="face-down cards turned up")
+    elapsed_ms = serializers.IntegerField(help_text="from joining to the last event (the win)")
+
+
+@extend_schema_serializer(component_name="Standings")
+class StandingsOut(serializers.Serializer):  # type: ignore[type-arg]
+    results = StandingOut(many=True)
+
+
 @extend_schema_serializer(component_name="Action")
 class ActionOut(serializers.Serializer):  # type: ignore[type-arg]
     """A legal action: ``{type: move, from, index, to, card}``, ``{type: move, cell, to,

@@ -3,7 +3,7 @@
 from django.urls import URLPattern, URLResolver, path, re_path
 
 from api.exceptions import not_found
-from api.views import accounts, games
+from api.views import accounts, challenges, games
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -25,6 +25,18 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "games/<str:game_id>/states/<int:version>",
         games.GameStateApi.as_view(),
         name="game-state",
+    ),
+    path("challenges/today", challenges.ChallengeTodayApi.as_view(), name="challenge-today"),
+    path("challenges/<str:date>", challenges.ChallengeGetApi.as_view(), name="challenge-get"),
+    path(
+        "challenges/<str:date>/join",
+        challenges.ChallengeJoinApi.as_view(),
+        name="challenge-join",
+    ),
+    path(
+        "challenges/<str:date>/standings",
+        challenges.ChallengeStandingsApi.as_view(),
+        name="challenge-standings",
     ),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),

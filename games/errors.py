@@ -107,3 +107,25 @@ class InvalidCredentials(DomainError):
 
     status = 401
     code = "invalid_credentials"
+
+
+class ChallengeNotFound(DomainError):
+    """No daily challenge for that date (not a date, or a day that has not begun)."""
+
+    status = 404
+    code = "not_found"
+
+
+class ChallengeInProgress(DomainError):
+    """Another player's game of a daily challenge that is still running: its deal is
+    everyone's, so watching it would be a solution."""
+
+    status = 403
+    code = "challenge_in_progress"
+
+
+class ChallengeClosed(DomainError):
+    """Joining a daily challenge whose day is over."""
+
+    status = 403
+    code = "challenge_closed"

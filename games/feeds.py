@@ -10,8 +10,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from games import engine, presenters, selectors, streams
-from games.models import Game
+from games import presenters, selectors, streams
+from games.models import Event, Game
 
 
 def open_game(game_id: uuid.UUID | str, viewer: Any) -> Game:
@@ -25,27 +25,13 @@ def current_version(game_id: uuid.UUID) -> int:
     return version
 
 
-def game_frame_body(stream: streams.Stream, owner: str, viewer: Any) -> dict[str, Any]:
-    """The Game of ``stream`` as ``viewer`` may see it (staff see hidden cards)."""
-    game = presenters.stream_game(stream)
-    reveal = selectors.is_staff(viewer)
-    body = presenters.game_json(game, owner=owner, reveal=reveal)
-    if reveal and not stream.finished:
-        view = engine.player_view(stream.state, reveal=True)
-        body["columns"] = view["columns"]
-        body["reserve_cards"] = view["reserve_cards"]
-        if "cells" in view:
-            body["cells"] = view["cells"]
-    return body
-
-
 def snapshot(game: Game, viewer: Any, *, version: int | None = None) -> dict[str, Any]:
     """``{"type": "snapshot", "game": …}`` now, or as the game was at ``version``."""
     if version is None or version == game.version:
         stream = selectors.game_stream(game)
     else:
         stream = streams.at_version(game.id, version)
-    return {"type": "snapshot", "game": game_frame_body(stream, game.owner.username, viewer)}
+    return {"type": "snapshot", "game": _game_body(game, stream, viewer, game.owner.username)}
 
 
 def event_frames(game: Game, viewer: Any, *, after: int, upto: int) -> list[dict[str, Any]]:
@@ -53,31 +39,40 @@ def event_frames(game: Game, viewer: Any, *, after: int, upto: int) -> list[dict
     each with the game as it was right after that event."""
     if upto <= after:
         return []
-    from games.models import Event
-
-    events = list(
-        Event.objects.filter(game_id=game.id, seq__lte=upto).select_related("actor").order_by("seq")
-    )
+    events = Event.objects.filter(game_id=game.id, seq__lte=upto).select_related("actor")
     frames: list[dict[str, Any]] = []
     stream: streams.Stream | None = None
     owner = game.owner.username
-    for event in events:
+    for event in events.order_by("seq"):
         stream = streams.start(event) if stream is None else streams.advance(stream, event)
-        if event.seq <= after:
-            continue
-        frames.append(event_frame(stream, event, owner=owner, viewer=viewer))
+        if event.seq > after:
+            frames.append(event_frame(stream, event, viewer=viewer, owner=owner, game=game))
     return frames
 
 
-def event_frame(stream: streams.Stream, event: Any, *, owner: str, viewer: Any) -> dict[str, Any]:
-    """The frame of ``event``, with ``stream`` the game right after it."""
+def event_frame(
+    stream: streams.Stream, event: Event, *, viewer: Any, owner: str, game: Game | None = None
+) -> dict[str, Any]:
+    """The frame of ``event``, with ``stream`` the game right after it. Visibility follows
+    ``game`` (the game as it is now) when given, else the game as of ``stream``."""
+    current = game if game is not None else presenters.stream_game(stream)
     return {
         "type": "event",
         "event": presenters.event_json(
             event,
             stream.effects_of(event.seq),
-            by=event.actor.get_username() if event.actor is not None else None,
-            finished=stream.finished,
+            by=presenters.actor_name(event),
+            reveal=selectors.may_reveal(current, viewer),
         ),
-        "game": game_frame_body(stream, owner, viewer),
+        "game": _game_body(current, stream, viewer, owner),
     }
+
+
+def _game_body(current: Game, stream: streams.Stream, viewer: Any, owner: str) -> dict[str, Any]:
+    """The game of ``stream`` (any version), shown as ``current`` allows ``viewer``."""
+    return presenters.game_json(
+        presenters.stream_game(stream),
+        owner=owner,
+        reveal=selectors.may_reveal(current, viewer),
+        stream=stream,
+    )

@@ -93,6 +93,8 @@ class Game(models.Model):
     #: Face-down cards turned up in the current position.
     revealed = models.PositiveSmallIntegerField(default=0)
     board = models.JSONField(default=dict)
+    #: The daily challenge this game races in (its UTC date), if any.
+    challenge = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -103,6 +105,7 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="game_owner_created"),
             models.Index(fields=["public", "-created_at"], name="game_public_created"),
+            models.Index(fields=["challenge", "-created_at"], name="game_challenge_created"),
         ]
 
     def __str__(self) -> str:
@@ -112,3 +115,75 @@ class Game(models.Model):
     def finished(self) -> bool:
         """Won, lost or resigned: no action is accepted any more."""
         return self.status != self.Status.PLAYING
+
+
+class Player(models.Model):
+    """What the server keeps about a player beyond their account: moderation state."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="player"
+    )
+    #: A banned player's commands are refused and their games leave standings and lists.
+    banned = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "games_player"
+
+    def __str__(self) -> str:
+        return f"player {self.user_id}{' (banned)' if self.banned else ''}"
+
+
+class DailyChallenge(models.Model):
+    """One UTC day's race: everyone plays the same deal, from a seed kept secret until the
+    day ends (it is derived from ``DAILY_SECRET`` and the date)."""
+
+    date = models.DateField(primary_key=True)
+    rules = models.CharField(max_length=32)
+    #: Never shown before the day ends.
+    seed = models.BigIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_daily_challenge"
+        ordering = ["-date"]
+
+    def __str__(self) -> str:
+        return f"daily challenge {self.date}"
+
+
+class Standing(models.Model):
+    """A player's entry in a daily challenge: a projection of their game's events."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="standing"
+    )
+    challenge = models.ForeignKey(
+        DailyChallenge, on_delete=models.PROTECT, related_name="standings"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="standings"
+    )
+    status = models.CharField(max_length=16, choices=Game.Status.choices)
+    moves = models.PositiveIntegerField(default=0)
+    score = models.IntegerField(default=0)
+    sequences = models.PositiveSmallIntegerField(default=0)
+    revealed = models.PositiveSmallIntegerField(default=0)
+    #: From joining to the game's last event (to the win, for a won game).
+    elapsed_ms = models.BigIntegerField(default=0)
+    #: The game's version: the sum over a challenge orders its standings snapshots.
+    version = models.PositiveIntegerField()
+    #: Left out of the standings by a moderator (``result_voided`` in the game's stream).
+    voided = models.BooleanField(default=False)
+    joined_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_standing"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["challenge", "player"], name="standing_one_game_per_player_per_day"
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "challenge"], name="standing_player_day")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.challenge_id}: {self.status}"

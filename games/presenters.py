@@ -1,8 +1,10 @@
 """The public JSON shapes of API.md (Game, Event), built from read models and events.
 
-One place decides what a viewer may see: while a game is playing its seed, its deal,
-face-down cards and the reserve stay on the server (the projection's board is already the
-player's view); a finished game shows everything. Staff may ask for everything anytime.
+What a reader may see is decided by ``selectors.may_reveal`` and applied here only: while
+a game's hidden information is protected, its seed, its deal, face-down cards and the
+reserve stay on the server (the projection's board is already the player's view); once it
+may be revealed, every card is shown, read from the stream when the projection holds only
+the masked board.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from games import streams
+from games import engine, selectors, streams
 from games.models import Event, Game
 
 
@@ -21,14 +23,33 @@ def timestamp(value: dt.datetime | None) -> str | None:
     return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def game_json(game: Game, *, owner: str, reveal: bool = False) -> dict[str, Any]:
-    """The Game of API.md. ``reveal`` (staff only) shows the seed of a playing game."""
-    board = game.board
-    shown = game.finished or reveal
+def game_for(
+    game: Game, viewer: Any, *, owner: str | None = None, stream: streams.Stream | None = None
+) -> dict[str, Any]:
+    """The Game of API.md as ``viewer`` may see it. ``stream``, when at hand, saves a load
+    if every card is to be shown."""
+    return game_json(
+        game,
+        owner=owner if owner is not None else game.owner.get_username(),
+        reveal=selectors.may_reveal(game, viewer),
+        stream=stream,
+    )
+
+
+def game_json(
+    game: Game, *, owner: str, reveal: bool = False, stream: streams.Stream | None = None
+) -> dict[str, Any]:
+    """The Game of API.md; ``reveal`` shows the seed and every card (decided by
+    ``selectors.may_reveal``, never by the caller's wish)."""
+    board: dict[str, Any] = game.board
+    if reveal and "reserve_cards" not in board:
+        if stream is None:
+            stream = streams.load(game.id, game.version)
+        board = engine.player_view(stream.state, reveal=True)
     body: dict[str, Any] = {
         "id": str(game.id),
         "rules": game.rules,
-        "seed": game.seed if shown else None,
+        "seed": game.seed if reveal else None,
         "owner": owner,
         "public": game.public,
         "version": game.version,
@@ -43,9 +64,9 @@ def game_json(game: Game, *, owner: str, reveal: bool = False) -> dict[str, Any]
     }
     if "cells" in board:
         body["cells"] = board["cells"]
-    if "reserve_cards" in board:
+    if reveal:
         body["reserve_cards"] = board["reserve_cards"]
-    body["challenge"] = None
+    body["challenge"] = str(game.challenge) if game.challenge is not None else None
     body["created_at"] = timestamp(game.created_at)
     body["finished_at"] = timestamp(game.finished_at)
     return body
@@ -59,16 +80,17 @@ def stream_game(stream: streams.Stream) -> Game:
 
 
 def event_json(
-    event: Event, effects: dict[str, Any], *, by: str | None, finished: bool
+    event: Event, effects: dict[str, Any], *, by: str | None, reveal: bool
 ) -> dict[str, Any]:
-    """The Event of API.md. ``created`` shows its seed and deal only once ``finished``."""
+    """The Event of API.md. ``created`` shows its seed and deal only with ``reveal``."""
     data = event.data
     if event.type == streams.CREATED:
         data = {
             "rules": data["rules"],
-            "seed": data.get("seed") if finished else None,
-            "deal": data.get("deal") if finished else None,
+            "seed": data.get("seed") if reveal else None,
+            "deal": data.get("deal") if reveal else None,
             "public": data.get("public", True),
+            "challenge": data.get("challenge"),
             "engine": data.get("engine"),
         }
     return {
@@ -79,3 +101,8 @@ def event_json(
         "at": timestamp(event.at),
         "effects": effects,
     }
+
+
+def actor_name(event: Event) -> str | None:
+    """The username of whoever caused ``event``."""
+    return event.actor.get_username() if event.actor is not None else None

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from games import engine, streams
+from games import engine, standings, streams
 from games.models import Event, Game
 
 #: Fields of ``Game`` that the projection owns (all but the key).
@@ -30,6 +30,7 @@ PROJECTED_FIELDS = (
     "removed",
     "revealed",
     "board",
+    "challenge",
     "created_at",
     "updated_at",
     "finished_at",
@@ -39,7 +40,9 @@ PROJECTED_FIELDS = (
 def game_fields(stream: streams.Stream) -> dict[str, Any]:
     """The ``Game`` row's projected fields for ``stream``."""
     state = stream.state
-    view = engine.player_view(state, reveal=stream.finished)
+    # A daily challenge's deal is everyone's: even a finished game of it stays masked here
+    # (the day's end, not the game's, reveals it; presenters then read the stream).
+    view = engine.player_view(state, reveal=stream.finished and stream.challenge is None)
     initially_down = sum(down for down, _ in stream.rules.layout)
     return {
         "owner_id": stream.owner_id,
@@ -56,6 +59,7 @@ def game_fields(stream: streams.Stream) -> dict[str, Any]:
         "removed": "".join(view["removed"]),
         "revealed": initially_down - sum(state.down),
         "board": {key: view[key] for key in ("columns", "cells", "reserve_cards") if key in view},
+        "challenge": stream.challenge,
         "created_at": stream.created_at,
         "updated_at": stream.updated_at,
         "finished_at": stream.finished_at,
@@ -63,12 +67,13 @@ def game_fields(stream: streams.Stream) -> dict[str, Any]:
 
 
 def save_game(stream: streams.Stream) -> None:
-    """Write the ``Game`` row of ``stream`` (insert or update), inside the caller's
-    transaction."""
+    """Write the read models of ``stream``: its ``Game`` row and, for a daily challenge
+    game, its ``Standing`` (inside the caller's transaction)."""
     fields = game_fields(stream)
     updated = Game.objects.filter(id=stream.game_id).update(**fields)
     if not updated:
         Game.objects.create(id=stream.game_id, **fields)
+    standings.save_standing(stream)
 
 
 def rebuild_games() -> int:

@@ -17,7 +17,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from games import feeds, streams
+from games import feeds, standings, streams
 from games.models import Event
 
 logger = logging.getLogger(__name__)
@@ -31,13 +31,15 @@ def game_group(game_id: uuid.UUID | str) -> str:
 def after_commit(stream: streams.Stream, event: Event, *, owner: str) -> None:
     """Once the surrounding transaction commits: cache ``stream`` and publish ``event``."""
     # Serialised once here rather than once per spectator.
-    text = json.dumps(feeds.event_frame(stream, event, owner=owner, viewer=None))
+    text = json.dumps(feeds.event_frame(stream, event, viewer=None, owner=owner))
 
     def deliver() -> None:
         streams.remember(stream)
         send(stream.game_id, {"type": "game.event", "seq": event.seq, "text": text})
 
     transaction.on_commit(deliver)
+    if stream.challenge is not None:
+        standings.push_after_commit(stream.challenge)
 
 
 def send(game_id: uuid.UUID, message: dict[str, Any]) -> None:

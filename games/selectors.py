@@ -1,7 +1,10 @@
 """Reads: who may see which game, and the queries the API and live views share.
 
-Visibility is decided here once: a public game is readable by anyone, a private one by its
-owner, everything by staff.
+Visibility is decided here once. A public game is readable by anyone, a private one by its
+owner, everything by staff. A daily challenge's game is its player's alone while the day
+runs (everyone plays the same deal), and everyone's once the day is over. What a reader
+sees of a board is :func:`may_reveal`'s: hidden cards and the seed only for staff, for a
+finished game, and for any game of a daily challenge that has ended.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Min, Q, QuerySet
 
-from games import engine, streams
+from games import dailies, engine, streams
 from games.engine.hint import hint
-from games.errors import GameNotFound, PlayerNotFound, PrivateGame
-from games.models import Event, Game
+from games.errors import ChallengeInProgress, GameNotFound, PlayerNotFound, PrivateGame
+from games.models import Event, Game, Standing
 
 
 def is_staff(viewer: Any) -> bool:
@@ -24,22 +27,41 @@ def is_staff(viewer: Any) -> bool:
     return bool(viewer is not None and getattr(viewer, "is_staff", False))
 
 
-def can_read(game: Game, viewer: Any) -> bool:
-    """Whether ``viewer`` may read ``game`` (and spectate it)."""
-    if game.public or is_staff(viewer):
+def is_owner(game: Game, viewer: Any) -> bool:
+    """Whether ``viewer`` is signed in and owns ``game``."""
+    return bool(viewer is not None and viewer.is_authenticated and game.owner_id == viewer.pk)
+
+
+def check_read(game: Game, viewer: Any) -> None:
+    """Raise unless ``viewer`` may read ``game`` (and spectate it)."""
+    if is_staff(viewer) or is_owner(game, viewer):
+        return
+    if game.challenge is not None:
+        if dailies.is_open(game.challenge):
+            raise ChallengeInProgress()
+        return
+    if not game.public:
+        raise PrivateGame()
+
+
+def may_reveal(game: Game, viewer: Any) -> bool:
+    """Whether ``viewer`` may see ``game``'s hidden cards, seed and deal."""
+    if is_staff(viewer):
         return True
-    return viewer is not None and viewer.is_authenticated and game.owner_id == viewer.pk
+    if game.challenge is not None:
+        return not dailies.is_open(game.challenge)
+    return game.finished
 
 
 def game_get(*, game_id: uuid.UUID | str, viewer: Any) -> Game:
-    """The game if ``viewer`` may read it: :class:`GameNotFound` or :class:`PrivateGame`."""
+    """The game if ``viewer`` may read it: :class:`GameNotFound`, :class:`PrivateGame` or
+    :class:`ChallengeInProgress` otherwise."""
     try:
         key = game_id if isinstance(game_id, uuid.UUID) else uuid.UUID(str(game_id))
         game = Game.objects.select_related("owner").get(id=key)
     except (Game.DoesNotExist, ValueError):
         raise GameNotFound() from None
-    if not can_read(game, viewer):
-        raise PrivateGame()
+    check_read(game, viewer)
     return game
 
 
@@ -50,10 +72,12 @@ def game_list(
     status: str | None = None,
     rules: str | None = None,
 ) -> QuerySet[Game]:
-    """Games ``viewer`` may read (public ones and their own), newest first, filtered."""
+    """Games ``viewer`` may read (public ones, their own, and those of daily challenges that
+    have ended), newest first, filtered."""
     games = Game.objects.select_related("owner")
     if not is_staff(viewer):
-        visible = Q(public=True)
+        today = dailies.today()
+        visible = (Q(public=True) & Q(challenge__isnull=True)) | Q(challenge__lt=today)
         if viewer is not None and viewer.is_authenticated:
             visible |= Q(owner_id=viewer.pk)
         games = games.filter(visible)
@@ -123,26 +147,47 @@ def game_at_version(*, game: Game, version: int) -> streams.Stream:
 
 
 def player_stats(*, username: str) -> dict[str, Any]:
-    """A player's record from their games: :class:`PlayerNotFound` for an unknown name.
+    """A player's record: :class:`PlayerNotFound` for an unknown name.
 
-    ``streak``/``best_streak`` count daily challenges and stay 0 until those exist.
+    ``played``/``won``/``best_time_ms`` count every game (voided daily results excluded);
+    ``streak``/``best_streak`` count consecutive UTC days with a won daily challenge, the
+    current streak running to today or, while today is not won yet, to yesterday.
     """
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise PlayerNotFound()
+    games = Game.objects.filter(owner=user).exclude(standing__voided=True)
     won = Q(status=Game.Status.WON)
-    totals = Game.objects.filter(owner=user).aggregate(
+    totals = games.aggregate(
         played=Count("id"),
         won=Count("id", filter=won),
         best=Min(F("finished_at") - F("created_at"), filter=won),
     )
     played, wins, best = totals["played"], totals["won"], totals["best"]
+    days = sorted(
+        Standing.objects.filter(player=user, status=Game.Status.WON, voided=False).values_list(
+            "challenge_id", flat=True
+        )
+    )
+    streak, best_streak = _streaks(days, dailies.today())
     return {
         "username": user.get_username(),
         "played": played,
         "won": wins,
         "win_rate": round(wins / played, 4) if played else 0.0,
-        "streak": 0,
-        "best_streak": 0,
+        "streak": streak,
+        "best_streak": best_streak,
         "best_time_ms": best // dt.timedelta(milliseconds=1) if best is not None else None,
     }
+
+
+def _streaks(days: list[dt.date], today: dt.date) -> tuple[int, int]:
+    """(current, best) runs of consecutive days in the sorted ``days``."""
+    best = run = 0
+    previous: dt.date | None = None
+    for day in days:
+        run = run + 1 if previous is not None and day - previous == dt.timedelta(days=1) else 1
+        best = max(best, run)
+        previous = day
+    current = run if previous is not None and today - previous <= dt.timedelta(days=1) else 0
+    return current, best

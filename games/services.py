@@ -8,6 +8,7 @@ projections in the same transaction and publishes after commit.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import secrets
@@ -19,9 +20,10 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from games import clock, engine, projections, publish, streams
+from games import clock, dailies, engine, projections, publish, standings, streams
 from games.errors import (
     BadDeal,
+    ChallengeClosed,
     GameNotFound,
     IdempotencyKeyReused,
     InvalidCredentials,
@@ -51,7 +53,6 @@ def game_create(
     seed: int | None = None,
     deal: Sequence[str] | None = None,
     public: bool = True,
-    challenge: str | None = None,
 ) -> streams.Stream:
     """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
 
@@ -69,8 +70,56 @@ def game_create(
         if seed is None:
             seed = secrets.randbelow(engine.MAX_SEED + 1)
         cards = engine.seeded_deal(ruleset, seed)
+    return _start_game(owner=owner, rules=ruleset, seed=seed, cards=cards, public=public)
+
+
+def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[streams.Stream, bool]:
+    """The player's game of the daily challenge of ``date``, and whether it was made now.
+
+    One game per player per day: joining again returns the same game. Only while the day
+    is open (:class:`ChallengeClosed`); a day that has not begun does not exist.
+    """
+    challenge = dailies.challenge_get(date)
+    if not dailies.is_open(challenge.date):
+        raise ChallengeClosed()
+    existing = _joined(challenge.date, player)
+    if existing is not None:
+        return existing, False
+    rules = engine.RULESETS[challenge.rules]
+    try:
+        with transaction.atomic():
+            stream = _start_game(
+                owner=player,
+                rules=rules,
+                seed=challenge.seed,
+                cards=engine.seeded_deal(rules, challenge.seed),
+                public=True,
+                challenge=challenge.date.isoformat(),
+            )
+            standings.push_after_commit(challenge.date)
+    except IntegrityError:  # the same player joined at the same moment elsewhere
+        joined = _joined(challenge.date, player)
+        assert joined is not None
+        return joined, False
+    return stream, True
+
+
+def _joined(date: dt.date, player: AbstractBaseUser) -> streams.Stream | None:
+    game = Game.objects.filter(challenge=date, owner_id=player.pk).only("id", "version").first()
+    return None if game is None else streams.load(game.id, game.version)
+
+
+def _start_game(
+    *,
+    owner: AbstractBaseUser,
+    rules: engine.Ruleset,
+    seed: int | None,
+    cards: Sequence[engine.Card],
+    public: bool,
+    challenge: str | None = None,
+) -> streams.Stream:
     data = {
-        "rules": ruleset.name,
+        "rules": rules.name,
         "seed": seed,
         "deal": [engine.card_code(card) for card in cards],
         "public": public,

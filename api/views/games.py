@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 
 from api import messages, serializers
 from api.schema import errors
-from games import engine, presenters, selectors, services, streams
+from games import engine, presenters, selectors, services
 from games.errors import GameNotFound
 from games.models import Game
 
@@ -43,22 +43,11 @@ _GAME_ID = OpenApiParameter("game_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 _TAGS = ["games"]
 
 
-def _game_body(game: Game, viewer: Any) -> dict[str, Any]:
-    """The Game as ``viewer`` may see it: staff see the hidden cards of a playing game."""
-    owner = game.owner.get_username()
-    if selectors.is_staff(viewer) and not game.finished:
-        return _revealed(selectors.game_stream(game), owner)
-    return presenters.game_json(game, owner=owner, reveal=selectors.is_staff(viewer))
-
-
-def _revealed(stream: streams.Stream, owner: str) -> dict[str, Any]:
-    """The Game of ``stream`` with every card shown (staff, or a game finished now)."""
-    body = presenters.game_json(presenters.stream_game(stream), owner=owner, reveal=True)
-    view = engine.player_view(stream.state, reveal=True)
-    for key in ("columns", "cells", "reserve_cards"):
-        if key in view:
-            body[key] = view[key]
-    return body
+def _list_item(game: Game, viewer: Any) -> dict[str, Any]:
+    """A game in a list: its summary as the projection holds it (no replay per item), so a
+    list shows hidden cards only where the projection already does (finished games)."""
+    reveal = selectors.may_reveal(game, viewer) and "reserve_cards" in game.board
+    return presenters.game_json(game, owner=game.owner.get_username(), reveal=reveal)
 
 
 def _etag(game: Game) -> str:
@@ -127,7 +116,7 @@ class GameCreateApi(APIView):
         data.is_valid(raise_exception=True)
         stream = services.game_create(owner=request.user, **data.validated_data)
         game = presenters.stream_game(stream)
-        body = presenters.game_json(game, owner=request.user.get_username())
+        body = presenters.game_for(game, request.user, owner=request.user.get_username())
         location = reverse("game-get", kwargs={"game_id": str(stream.game_id)})
         headers = {"Location": location, "ETag": _etag(game)}
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
@@ -158,9 +147,7 @@ class GameListApi(APIView):
         games = selectors.game_list(viewer=request.user, **filters)
         paginator = GamePagination()
         page = paginator.paginate_queryset(games, request, view=self) or []
-        return paginator.get_paginated_response(
-            [presenters.game_json(game, owner=game.owner.get_username()) for game in page]
-        )
+        return paginator.get_paginated_response([_list_item(game, request.user) for game in page])
 
 
 # --- one game --------------------------------------------------------------------------------
@@ -185,7 +172,7 @@ class GameGetApi(APIView):
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         else:
-            response = Response(_game_body(game, request.user), headers={"ETag": etag})
+            response = Response(presenters.game_for(game, request.user), headers={"ETag": etag})
         # Staff see more than others under the same ETag.
         patch_vary_headers(response, ["Authorization", "Cookie"])
         return response
@@ -230,11 +217,15 @@ class GameCommandApi(APIView):
         )
         stream, event = result.stream, result.event
         player = request.user.get_username()
+        game = presenters.stream_game(stream)
         body = {
             "event": presenters.event_json(
-                event, stream.effects_of(event.seq), by=player, finished=stream.finished
+                event,
+                stream.effects_of(event.seq),
+                by=player,
+                reveal=selectors.may_reveal(game, request.user),
             ),
-            "game": presenters.game_json(presenters.stream_game(stream), owner=player),
+            "game": presenters.game_for(game, request.user, owner=player, stream=stream),
         }
         headers = {"Idempotent-Replayed": "true"} if result.repeated else None
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
@@ -265,12 +256,13 @@ class GameEventsApi(APIView):
             game=game, after=query.validated_data["after"], limit=EVENTS_PAGE
         )
         stream = selectors.game_stream(game)
+        reveal = selectors.may_reveal(game, request.user)
         results = [
             presenters.event_json(
                 event,
                 stream.effects_of(event.seq),
-                by=event.actor.get_username() if event.actor is not None else None,
-                finished=stream.finished,
+                by=presenters.actor_name(event),
+                reveal=reveal,
             )
             for event in events
         ]
@@ -318,7 +310,11 @@ class GameStateApi(APIView):
     def get(self, request: Request, game_id: str, version: int) -> Response:
         game = selectors.game_get(game_id=game_id, viewer=request.user)
         stream = selectors.game_at_version(game=game, version=version)
-        owner = game.owner.get_username()
-        if game.finished or selectors.is_staff(request.user):
-            return Response(_revealed(stream, owner))
-        return Response(presenters.game_json(presenters.stream_game(stream), owner=owner))
+        return Response(
+            presenters.game_json(
+                presenters.stream_game(stream),
+                owner=game.owner.get_username(),
+                reveal=selectors.may_reveal(game, request.user),
+                stream=stream,
+            )
+        )

@@ -38,6 +38,7 @@ def test_events_in_seq_order_with_effects_and_actor(api, played):
         "seed": None,
         "deal": None,
         "public": True,
+        "challenge": None,
         "engine": engine.ENGINE_VERSION,
     }
     assert events[1]["effects"] == {"points": 5, "flipped": [], "removed": []}

@@ -13,7 +13,7 @@ import pytest
 from django.db import OperationalError, connection
 from openapi_core.exceptions import OpenAPIError
 
-from games import services
+from games import dailies, services
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,10 @@ OPERATIONS = {
     ("/api/v1/games/{game_id}/moves", "get"): ("game_moves", 200),
     ("/api/v1/games/{game_id}/hint", "get"): ("game_hint", 200),
     ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
+    ("/api/v1/challenges/today", "get"): ("challenge_today", 200),
+    ("/api/v1/challenges/{date}", "get"): ("challenge_get", 200),
+    ("/api/v1/challenges/{date}/join", "post"): ("challenge_join", 201),
+    ("/api/v1/challenges/{date}/standings", "get"): ("challenge_standings", 200),
 }
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
@@ -104,10 +108,16 @@ def test_every_success_body_validates(api, alice, sample_deal):
     player.post(f"{base}/commands", {"type": "resign"})
     anyone.get(f"{base}/hint")  # {"move": null}
     anyone.get(f"{base}/states/2")  # revealed
+    anyone.get("/api/v1/challenges/today")
+    player.post("/api/v1/challenges/today/join")
+    player.post("/api/v1/challenges/today/join")  # 200: joined before
+    anyone.get("/api/v1/challenges/today/standings")
+    anyone.get(f"/api/v1/challenges/{dailies.today().isoformat()}")
 
     successes = {(path, method, status) for path, method, status in api.validated}
     assert {(*key, status) for key, (_, status) in OPERATIONS.items()} <= successes
     assert ("/api/v1/games/{game_id}", "get", 304) in api.validated
+    assert ("/api/v1/challenges/{date}/join", "post", 200) in api.validated
 
 
 def test_error_bodies_validate(api, alice, bob, sample_deal, settings):

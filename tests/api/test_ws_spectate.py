@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db import transaction
@@ -73,7 +73,7 @@ async def closed_with(communicator: WebsocketCommunicator) -> int:
     return int(output["code"])
 
 
-command = sync_to_async(services.game_command)
+command = database_sync_to_async(services.game_command)
 
 
 def test_snapshot_then_every_event_in_order(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
@@ -137,7 +137,9 @@ def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) ->
 
     async def code(path: str) -> int:
         ws = await connect(path)
-        return await closed_with(ws)
+        closed = await closed_with(ws)
+        await ws.disconnect()
+        return closed
 
     async def scenario() -> None:
         assert await code(f"/ws/games/{public.game_id}/?after=x") == 4400
@@ -195,11 +197,11 @@ def test_duplicates_are_dropped_and_gaps_filled_from_the_store(alice, sample_dea
         await layer.group_send(group, stale)
         assert await ws.receive_nothing(timeout=0.3)
         # #3 is never published: #4 arrives and the consumer fills #3 from the store.
-        await sync_to_async(append_unpublished)({"type": "deal"})
+        await database_sync_to_async(append_unpublished)({"type": "deal"})
         await command(game_id=game.game_id, actor=alice, command={"type": "undo"})
         received += await frames(ws, 2)
         # #5 is never published either: a ping closes the gap.
-        await sync_to_async(append_unpublished)({"type": "resign"})
+        await database_sync_to_async(append_unpublished)({"type": "resign"})
         await ws.send_json_to({"type": "ping"})
         received += await frames(ws, 2)
         await ws.disconnect()

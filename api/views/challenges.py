@@ -1,0 +1,82 @@
+"""Daily challenges: the day's race, joining it, and its standings."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api import serializers
+from api.schema import errors
+from games import dailies, presenters, services, standings
+
+_DATE = OpenApiParameter(
+    "date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC day, YYYY-MM-DD"
+)
+_TAGS = ["challenges"]
+
+
+class ChallengeTodayApi(APIView):
+    @extend_schema(
+        operation_id="challenge_today",
+        summary="Today's challenge (UTC); its seed stays null until the day ends",
+        tags=_TAGS,
+        responses={200: serializers.ChallengeOut, **errors()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(dailies.challenge_json(dailies.challenge_get(dailies.today())))
+
+
+class ChallengeGetApi(APIView):
+    @extend_schema(
+        operation_id="challenge_get",
+        summary="The challenge of a day (404 for a day that has not begun)",
+        tags=_TAGS,
+        parameters=[_DATE],
+        responses={200: serializers.ChallengeOut, **errors(404)},
+    )
+    def get(self, request: Request, date: str) -> Response:
+        return Response(dailies.challenge_json(dailies.challenge_get(dailies.parse_date(date))))
+
+
+class ChallengeJoinApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="challenge_join",
+        summary="Your game of the day's deal: 201 when made now, 200 when joined before",
+        tags=_TAGS,
+        parameters=[_DATE],
+        request=None,
+        responses={
+            201: serializers.GameOut,
+            200: serializers.GameOut,
+            **errors(401, 403, 404),
+        },
+    )
+    def post(self, request: Request, date: str) -> Response:
+        stream, made = services.challenge_join(date=dailies.parse_date(date), player=request.user)
+        body = presenters.game_for(
+            presenters.stream_game(stream),
+            request.user,
+            owner=request.user.get_username(),
+            stream=stream,
+        )
+        return Response(body, status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
+
+
+class ChallengeStandingsApi(APIView):
+    @extend_schema(
+        operation_id="challenge_standings",
+        summary="The race's standings, best first (public, live or not)",
+        tags=_TAGS,
+        parameters=[_DATE],
+        responses={200: serializers.StandingsOut, **errors(404)},
+    )
+    def get(self, request: Request, date: str) -> Response:
+        challenge = dailies.challenge_get(dailies.parse_date(date))
+        return Response({"results": standings.results(challenge.date)})

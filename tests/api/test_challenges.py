@@ -1,0 +1,169 @@
+"""The daily challenge over HTTP: the day's race, joining, standings, the secrecy of an
+open challenge, and the day's end (the clock is injected to cross midnight)."""
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from games import clock, dailies, engine
+from games.models import DailyChallenge
+
+pytestmark = pytest.mark.django_db
+
+DAY = dt.date(2026, 11, 30)
+WIN = json.loads(
+    (
+        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
+    ).read_text()
+)
+
+
+def at(day: dt.date, hour: int = 12, minute: int = 0):  # type: ignore[no-untyped-def]
+    return clock.frozen(dt.datetime.combine(day, dt.time(hour, minute), tzinfo=dt.UTC))
+
+
+def hidden_codes(deal: list[str]) -> set[str]:
+    """The codes of the cards a classic deal keeps face-down or in the reserve."""
+    state = engine.new_game(engine.RULESETS["classic"], engine.parse_cards(deal))
+    face_down = [
+        card for cards, down in zip(state.columns, state.down, strict=True) for card in cards[:down]
+    ]
+    return {engine.card_code(card) for card in [*face_down, *state.reserve]}
+
+
+def test_today_join_and_join_again(as_alice, api) -> None:  # type: ignore[no-untyped-def]
+    with at(DAY):
+        today = api.get("/api/v1/challenges/today")
+        assert today.status_code == 200
+        assert today.json()["date"] == "2026-11-30" and today.json()["seed"] is None
+        first = as_alice.post("/api/v1/challenges/2026-11-30/join")
+        again = as_alice.post("/api/v1/challenges/today/join")
+        anonymous = api.post("/api/v1/challenges/today/join")
+        counted = api.get("/api/v1/challenges/2026-11-30").json()["participants"]
+    assert first.status_code == 201 and again.status_code == 200
+    assert first.json()["id"] == again.json()["id"]
+    assert first.json()["challenge"] == "2026-11-30" and first.json()["seed"] is None
+    assert first.json()["rules"] == "classic" and first.json()["owner"] == "alice"
+    assert anonymous.status_code == 401 and counted == 1
+
+
+@pytest.mark.parametrize("date", ["2026-12-01", "2027-01-01", "yesterday", "2026-13-01", "1"])
+def test_days_that_have_not_begun_or_are_not_dates_are_404(api, as_alice, date: str) -> None:  # type: ignore[no-untyped-def]
+    with at(DAY):
+        assert api.get(f"/api/v1/challenges/{date}").json()["code"] == "not_found"
+        assert as_alice.post(f"/api/v1/challenges/{date}/join").status_code == 404
+        assert api.get(f"/api/v1/challenges/{date}/standings").status_code == 404
+
+
+def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob, api) -> None:  # type: ignore[no-untyped-def]
+    with at(DAY):
+        game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
+        base = f"/api/v1/games/{game}"
+        for path in (base, f"{base}/events", f"{base}/moves", f"{base}/hint", f"{base}/states/1"):
+            for client in (as_bob, api):
+                response = client.get(path)
+                assert response.status_code == 403, path
+                assert response.json()["code"] == "challenge_in_progress"
+            assert as_alice.get(path).status_code == 200
+        assert game not in [g["id"] for g in as_bob.get("/api/v1/games").json()["results"]]
+        assert game in [g["id"] for g in as_alice.get("/api/v1/games").json()["results"]]
+        assert as_bob.post(f"{base}/commands", {"type": "deal"}).json()["code"] == "not_owner"
+
+
+def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(  # type: ignore[no-untyped-def]
+    api, as_alice, as_bob
+) -> None:
+    with at(DAY):
+        deal = [
+            engine.card_code(c)
+            for c in engine.seeded_deal(engine.RULESETS["classic"], dailies.secret_seed(DAY))
+        ]
+        hidden = hidden_codes(deal)
+        seed = str(dailies.secret_seed(DAY))
+        bodies = []
+
+        def keep(response) -> None:  # type: ignore[no-untyped-def]
+            bodies.append(response.content.decode() + json.dumps(dict(response.headers)))
+
+        keep(api.get("/api/v1/challenges/today"))
+        keep(api.get("/api/v1/challenges/2026-11-30"))
+        mine = as_alice.post("/api/v1/challenges/today/join")
+        keep(mine)
+        keep(as_bob.post("/api/v1/challenges/today/join"))
+        game = mine.json()["id"]
+        keep(
+            as_alice.post(
+                f"/api/v1/games/{game}/commands", {"type": "move", "from": 1, "index": 0, "to": 2}
+            )
+        )
+        keep(as_alice.get(f"/api/v1/games/{game}"))
+        keep(as_alice.get(f"/api/v1/games/{game}/events"))
+        keep(as_alice.get(f"/api/v1/games/{game}/moves"))
+        keep(as_alice.get(f"/api/v1/games/{game}/hint"))
+        keep(as_alice.get(f"/api/v1/games/{game}/states/1"))
+        keep(as_alice.get("/api/v1/games?owner=alice"))
+        keep(api.get("/api/v1/challenges/today/standings"))
+        keep(as_bob.get(f"/api/v1/games/{game}"))
+        # Even a finished game of an open challenge stays masked for its owner.
+        keep(as_alice.post(f"/api/v1/games/{game}/commands", {"type": "resign"}))
+        keep(as_alice.get(f"/api/v1/games/{game}"))
+        keep(as_alice.get(f"/api/v1/games/{game}/events"))
+        keep(as_alice.get(f"/api/v1/games/{game}/states/1"))
+    text = "\n".join(bodies)
+    assert seed not in text
+    assert json.dumps(deal) not in text
+    for code in hidden:
+        assert f'"{code}"' not in text, code
+
+
+def test_after_the_day_the_seed_appears_and_every_game_is_public(as_alice, as_bob, api) -> None:  # type: ignore[no-untyped-def]
+    with at(DAY):
+        game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
+        as_alice.post(f"/api/v1/games/{game}/commands", {"type": "deal"})
+    with at(DAY + dt.timedelta(days=1), 0, 0):
+        closed = api.get("/api/v1/challenges/2026-11-30").json()
+        today = api.get("/api/v1/challenges/today").json()
+        full = api.get(f"/api/v1/games/{game}").json()
+        events = api.get(f"/api/v1/games/{game}/events").json()["results"]
+        late = as_bob.post("/api/v1/challenges/2026-11-30/join")
+        listed = [g["id"] for g in api.get("/api/v1/games").json()["results"]]
+    seed = dailies.secret_seed(DAY)
+    assert closed["status"] == "closed" and closed["seed"] == seed
+    assert today["date"] == "2026-12-01" and today["status"] == "open" and today["seed"] is None
+    assert engine.seeded_deal(engine.RULESETS["classic"], seed) != engine.seeded_deal(
+        engine.RULESETS["classic"], dailies.secret_seed(DAY + dt.timedelta(days=1))
+    )
+    assert full["seed"] == seed and full["status"] == "playing"
+    assert all(code is not None for column in full["columns"] for code in column)
+    assert full["reserve_cards"] == []
+    assert events[0]["data"]["seed"] == seed and len(events[0]["data"]["deal"]) == 52
+    assert late.status_code == 403 and late.json()["code"] == "challenge_closed"
+    assert game in listed
+
+
+def test_standings_endpoint_ranks_the_race(as_alice, as_bob, api) -> None:  # type: ignore[no-untyped-def]
+    DailyChallenge.objects.create(
+        date=DAY,
+        rules="classic",
+        seed=WIN["seed"],
+        created_at=dt.datetime(2026, 11, 30, tzinfo=dt.UTC),
+    )
+    with at(DAY, 8):
+        alice_game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
+        bob_game = as_bob.post("/api/v1/challenges/today/join").json()["id"]
+    with at(DAY, 8, 40):
+        for command in WIN["actions"]:
+            assert as_alice.post(f"/api/v1/games/{alice_game}/commands", command).status_code == 201
+        as_bob.post(f"/api/v1/games/{bob_game}/commands", WIN["actions"][0])
+        results = api.get("/api/v1/challenges/2026-11-30/standings").json()["results"]
+        player = api.get("/api/v1/players/alice").json()
+    assert [(r["rank"], r["player"], r["status"]) for r in results] == [
+        (1, "alice", "won"),
+        (2, "bob", "playing"),
+    ]
+    assert results[0]["elapsed_ms"] == 40 * 60 * 1000 and results[0]["sequences"] == 4
+    assert results[0]["moves"] == len(WIN["actions"])
+    assert player["streak"] == player["best_streak"] == 1
+    assert player["best_time_ms"] == 40 * 60 * 1000

@@ -1,0 +1,140 @@
+"""Watching a daily challenge's race over WebSocket (in process, real PostgreSQL):
+standings first, after every change, never older ones after newer; no spectating of
+another player's game while the day runs."""
+
+import asyncio
+import datetime as dt
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from rest_framework.authtoken.models import Token
+
+from games import clock, dailies, services, standings, streams
+from scorpion_server.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
+DAY = NOW.date()
+
+
+@pytest.fixture(autouse=True)
+def _noon():  # type: ignore[no-untyped-def]
+    streams.cache.clear()
+    with clock.frozen(NOW):
+        yield
+    streams.cache.clear()
+
+
+@pytest.fixture
+def racers(django_user_model):  # type: ignore[no-untyped-def]
+    return [
+        django_user_model.objects.create_user(name, password=f"pw-{name}-123")
+        for name in ("alice", "bob", "carol")
+    ]
+
+
+async def connect(path: str) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application, path)
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    return communicator
+
+
+join = database_sync_to_async(services.challenge_join)
+command = database_sync_to_async(services.game_command)
+
+
+def players(frame: dict[str, Any]) -> list[str]:
+    assert frame["type"] == "standings"
+    return [entry["player"] for entry in frame["results"]]
+
+
+def test_standings_first_then_after_every_change(racers) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, carol = racers
+
+    async def scenario() -> list[dict[str, Any]]:
+        ws = await connect("/ws/challenges/2026-11-30/")
+        frames = [await ws.receive_json_from(timeout=5)]
+        game, _ = await join(date=DAY, player=alice)
+        frames.append(await ws.receive_json_from(timeout=5))
+        with clock.frozen(NOW + dt.timedelta(minutes=1)):  # bob joins after alice
+            await join(date=DAY, player=bob)
+        frames.append(await ws.receive_json_from(timeout=5))
+        await command(game_id=game.game_id, actor=alice, command={"type": "resign"})
+        frames.append(await ws.receive_json_from(timeout=5))
+        await join(date=DAY, player=alice)  # joining again changes nothing: no push
+        assert await ws.receive_nothing(timeout=0.3)
+        await ws.disconnect()
+        return frames
+
+    frames = asyncio.run(scenario())
+    assert players(frames[0]) == []
+    assert players(frames[1]) == ["alice"]
+    assert sorted(players(frames[2])) == ["alice", "bob"]
+    # Only wins rank by status; the rest rank by sequences, revealed cards, score, then
+    # who joined first (API.md): alice resigned, level with bob, and stays first.
+    assert [(r["player"], r["status"]) for r in frames[3]["results"]] == [
+        ("alice", "resigned"),
+        ("bob", "playing"),
+    ]
+
+
+def test_older_standings_never_replace_newer_ones(racers) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, _ = racers
+    layer = get_channel_layer()
+
+    async def scenario() -> list[Any]:
+        ws = await connect("/ws/challenges/today/")
+        await ws.receive_json_from(timeout=5)
+        await join(date=DAY, player=alice)
+        stale_revision, stale_text = await database_sync_to_async(standings.frame)(DAY)
+        first = await ws.receive_json_from(timeout=5)
+        await join(date=DAY, player=bob)
+        newer = await ws.receive_json_from(timeout=5)
+        # Standings computed before bob joined arrive late: dropped.
+        await layer.group_send(
+            standings.challenge_group(DAY),
+            {"type": "standings.changed", "revision": stale_revision, "text": stale_text},
+        )
+        late = await ws.receive_nothing(timeout=0.3)
+        # A ping asks for the current standings (sent again: same revision, same content).
+        await ws.send_json_to({"type": "ping"})
+        refreshed = await ws.receive_json_from(timeout=5)
+        pong = await ws.receive_json_from(timeout=5)
+        await ws.disconnect()
+        return [first, newer, late, refreshed, pong]
+
+    first, newer, late, refreshed, pong = asyncio.run(scenario())
+    assert players(first) == ["alice"] and sorted(players(newer)) == ["alice", "bob"]
+    assert late is True
+    assert refreshed == newer and pong == {"type": "pong"}
+
+
+def test_spectating_another_players_daily_game_is_refused_while_open(racers) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, _ = racers
+    game, _ = services.challenge_join(date=DAY, player=alice)
+    bob_token = Token.objects.create(user=bob).key
+    alice_token = Token.objects.create(user=alice).key
+
+    async def scenario() -> tuple[int, dict[str, Any], int, int]:
+        stranger = await connect(f"/ws/games/{game.game_id}/?token={bob_token}")
+        refused = (await stranger.receive_output(timeout=5))["code"]
+        owner = await connect(f"/ws/games/{game.game_id}/?token={alice_token}")
+        snapshot = await owner.receive_json_from(timeout=5)
+        await owner.disconnect()
+        anonymous = await connect(f"/ws/games/{game.game_id}/")
+        refused_anonymous = (await anonymous.receive_output(timeout=5))["code"]
+        unknown = await connect("/ws/challenges/2027-01-01/")
+        missing = (await unknown.receive_output(timeout=5))["code"]
+        for ws in (stranger, anonymous, unknown):
+            await ws.disconnect()
+        return refused, snapshot, refused_anonymous, missing
+
+    refused, snapshot, refused_anonymous, unknown = asyncio.run(scenario())
+    assert refused == refused_anonymous == 4403 and unknown == 4404
+    assert snapshot["game"]["challenge"] == "2026-11-30" and snapshot["game"]["seed"] is None
+    assert str(dailies.secret_seed(DAY)) not in str(snapshot)
