@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -186,15 +186,63 @@ class GameConsumer(ClientFrames):
             await self._catch_up(version)
 
 
+class StandingsFeed:
+    """The standings of one race for every watcher of this process.
+
+    A change only marks the feed dirty; one task fetches the standings (one query) and
+    hands them to all local watchers, again while changes came in meanwhile. Under a
+    burst of changes a process fetches once per round, however many watchers it has.
+    """
+
+    _feeds: ClassVar[dict[tuple[int, str], StandingsFeed]] = {}
+
+    def __init__(self, date: Any) -> None:
+        self.date = date
+        self.watchers: set[ChallengeConsumer] = set()
+        self.dirty = False
+        self.task: asyncio.Future[None] | None = None
+
+    @classmethod
+    def of(cls, date: Any) -> StandingsFeed:
+        key = (id(asyncio.get_running_loop()), str(date))
+        feed = cls._feeds.get(key)
+        if feed is None:
+            feed = cls._feeds[key] = cls(date)
+        return feed
+
+    def join(self, watcher: ChallengeConsumer) -> None:
+        self.watchers.add(watcher)
+
+    def leave(self, watcher: ChallengeConsumer) -> None:
+        self.watchers.discard(watcher)
+        if not self.watchers:
+            self._feeds.pop((id(asyncio.get_running_loop()), str(self.date)), None)
+
+    def changed(self) -> None:
+        self.dirty = True
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._fetch())
+
+    async def _fetch(self) -> None:
+        while self.dirty and self.watchers:
+            self.dirty = False
+            revision, text = await database_sync_to_async(standings.frame)(self.date)
+            for watcher in list(self.watchers):
+                await watcher.deliver(revision, text)
+
+
 class ChallengeConsumer(ClientFrames):
     """Watch a daily challenge's race: its standings first, then after every change.
 
-    Each push carries the standings' revision (the sum of the entries' game versions), so
-    standings computed earlier but delivered later never replace newer ones.
+    Commands only announce a change (a tiny group message); the process's
+    :class:`StandingsFeed` reads the standings and delivers them. Each delivery carries the
+    standings' revision (the sum of the entries' game versions), so standings read earlier
+    but delivered later never replace newer ones.
     """
 
     date: Any = None
     group: str | None = None
+    feed: StandingsFeed | None = None
     revision = -1
 
     async def connect(self) -> None:
@@ -207,29 +255,33 @@ class ChallengeConsumer(ClientFrames):
         self.group = standings.challenge_group(self.date)
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.keeper = asyncio.ensure_future(keep_membership(self))
-        await self._refresh()
+        self.feed = StandingsFeed.of(self.date)
+        self.feed.join(self)
+        revision, text = await database_sync_to_async(standings.frame)(self.date)
+        await self.deliver(revision, text)
 
     def _open(self) -> Any:
         date = dailies.parse_date(self.scope["url_route"]["kwargs"]["date"])
         return dailies.challenge_get(date).date
 
-    async def _refresh(self) -> None:
-        revision, text = await database_sync_to_async(standings.frame)(self.date)
-        await self._send_standings(revision, text)
-
-    async def _send_standings(self, revision: int, text: str) -> None:
+    async def deliver(self, revision: int, text: str) -> None:
+        """Send standings unless newer ones were sent already."""
         if revision < self.revision:
             return
         self.revision = revision
         await self.send(text_data=text)
 
     async def standings_changed(self, message: dict[str, Any]) -> None:
-        await self._send_standings(message["revision"], message["text"])
+        if self.feed is not None:
+            self.feed.changed()
 
     async def on_ping(self) -> None:
-        """A ping also brings standings a dropped push left stale."""
-        if self.date is not None:
-            await self._refresh()
+        """A ping also brings standings a dropped announcement left stale."""
+        if self.feed is not None:
+            self.feed.changed()
 
     async def disconnect(self, code: int) -> None:
+        if self.feed is not None:
+            self.feed.leave(self)
+            self.feed = None
         await leave(self)

@@ -4,9 +4,9 @@ ranked by PostgreSQL and pushed to the race's watchers after every change.
 Ranking (API.md): won games first, by least ``elapsed_ms`` then fewest moves; then the
 rest by most sequences, most revealed cards, highest score; ties by who joined first.
 Voided results and banned players are left out. The whole ranked list is built as JSON by
-one query, so pushing it costs one round trip whatever the field's size; a push carries a
-``revision`` (the sum of every entry's game version), so a watcher never swaps newer
-standings for older ones that arrive late.
+one query. A change is announced to the race's watchers after commit; each server process
+then reads the standings once for all its watchers, with a ``revision`` (the sum of every
+entry's game version), so a watcher never swaps newer standings for older ones.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
 
-from games import streams
+from games import streams, suspicion
 from games.models import Standing
 
 logger = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ def standing_fields(stream: streams.Stream) -> dict[str, Any]:
         "version": stream.version,
         "voided": stream.voided,
         "joined_at": stream.created_at,
+        **suspicion.flags(stream),
     }
 
 
@@ -105,21 +106,18 @@ def results(date: dt.date | str) -> list[dict[str, Any]]:
 
 
 def push_after_commit(date: dt.date | str) -> None:
-    """After the surrounding transaction commits, push the race's standings."""
-    transaction.on_commit(lambda: push(date))
+    """After the surrounding transaction commits, tell the race's watchers that the
+    standings changed (they read them once per process: ``api.consumers.StandingsFeed``)."""
+    transaction.on_commit(lambda: announce(date))
 
 
-def push(date: dt.date | str) -> None:
-    """Send the current standings to the race's watchers (a failure is logged: watchers
-    catch up on the next change or ping)."""
+def announce(date: dt.date | str) -> None:
+    """Announce a change of the race's standings (a failure is logged: watchers catch up on
+    the next change or ping)."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        revision, text = frame(date)
-        async_to_sync(layer.group_send)(
-            challenge_group(date),
-            {"type": "standings.changed", "revision": revision, "text": text},
-        )
+        async_to_sync(layer.group_send)(challenge_group(date), {"type": "standings.changed"})
     except Exception:
-        logger.exception("could not push the standings of %s", date)
+        logger.exception("could not announce a change of the standings of %s", date)

@@ -83,35 +83,57 @@ def test_standings_first_then_after_every_change(racers) -> None:  # type: ignor
     ]
 
 
-def test_older_standings_never_replace_newer_ones(racers) -> None:  # type: ignore[no-untyped-def]
+def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:  # type: ignore[no-untyped-def]
     alice, bob, _ = racers
     layer = get_channel_layer()
 
     async def scenario() -> list[Any]:
-        ws = await connect("/ws/challenges/today/")
-        await ws.receive_json_from(timeout=5)
+        watchers = [await connect("/ws/challenges/today/") for _ in range(3)]
+        for ws in watchers:
+            assert players(await ws.receive_json_from(timeout=5)) == []
         await join(date=DAY, player=alice)
-        stale_revision, stale_text = await database_sync_to_async(standings.frame)(DAY)
-        first = await ws.receive_json_from(timeout=5)
         await join(date=DAY, player=bob)
-        newer = await ws.receive_json_from(timeout=5)
-        # Standings computed before bob joined arrive late: dropped.
-        await layer.group_send(
-            standings.challenge_group(DAY),
-            {"type": "standings.changed", "revision": stale_revision, "text": stale_text},
-        )
-        late = await ws.receive_nothing(timeout=0.3)
-        # A ping asks for the current standings (sent again: same revision, same content).
-        await ws.send_json_to({"type": "ping"})
-        refreshed = await ws.receive_json_from(timeout=5)
-        pong = await ws.receive_json_from(timeout=5)
-        await ws.disconnect()
-        return [first, newer, late, refreshed, pong]
+        # Announcements without a change: each watcher gets the same standings again,
+        # never older ones, and a ping asks for them too.
+        for _ in range(5):
+            await layer.group_send(standings.challenge_group(DAY), {"type": "standings.changed"})
+        await watchers[0].send_json_to({"type": "ping"})
+        seen = []
+        for ws in watchers:
+            frames = []
+            while not await ws.receive_nothing(timeout=0.3):
+                frames.append(await ws.receive_json_from(timeout=5))
+            seen.append(frames)
+        for ws in watchers:
+            await ws.disconnect()
+        return seen
 
-    first, newer, late, refreshed, pong = asyncio.run(scenario())
-    assert players(first) == ["alice"] and sorted(players(newer)) == ["alice", "bob"]
-    assert late is True
-    assert refreshed == newer and pong == {"type": "pong"}
+    for frames in asyncio.run(scenario()):
+        standings_frames = [frame for frame in frames if frame["type"] == "standings"]
+        assert sorted(players(standings_frames[-1])) == ["alice", "bob"]
+        counts = [len(players(frame)) for frame in standings_frames]
+        assert counts == sorted(counts) and counts[0] >= 1
+
+
+def test_a_watcher_never_takes_older_standings_after_newer_ones() -> None:
+    from api.consumers import ChallengeConsumer
+
+    watcher = ChallengeConsumer()
+    sent: list[str] = []
+
+    async def send(text_data: str) -> None:
+        sent.append(text_data)
+
+    watcher.send = send  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        await watcher.deliver(5, "newer")
+        await watcher.deliver(3, "older, read before but delivered after")
+        await watcher.deliver(5, "the same again")
+        await watcher.deliver(6, "newest")
+
+    asyncio.run(scenario())
+    assert sent == ["newer", "the same again", "newest"]
 
 
 def test_spectating_another_players_daily_game_is_refused_while_open(racers) -> None:  # type: ignore[no-untyped-def]
