@@ -1,19 +1,22 @@
 """Read models are projections: rebuilt from events alone they equal the live rows."""
 
+import datetime as dt
 import uuid
 
 import pytest
 from django.core.management import call_command
 
-from games import services
-from games.models import Game
+from games import clock, services
+from games.models import Game, Standing
 from games.projections import PROJECTED_FIELDS
 
 pytestmark = pytest.mark.django_db
 
 
 def rows() -> list[dict[str, object]]:
-    return list(Game.objects.order_by("id").values("id", *PROJECTED_FIELDS))
+    games = list(Game.objects.order_by("id").values("id", *PROJECTED_FIELDS))
+    entries = list(Standing.objects.order_by("game_id").values())
+    return [*games, *entries]
 
 
 def play(game_id, actor, commands) -> None:  # type: ignore[no-untyped-def]
@@ -38,10 +41,14 @@ def test_rebuild_from_events_gives_the_same_rows(alice, bob, sample_deal) -> Non
     services.game_create(owner=bob, rules="three_blind_mice", seed=8)
     restarted = services.game_create(owner=alice, rules="double", seed=1)
     play(restarted.game_id, alice, [{"type": "deal"}, {"type": "restart"}])
+    with clock.frozen(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)):
+        daily, _ = services.challenge_join(date=dt.date(2026, 11, 30), player=bob)
+        play(daily.game_id, bob, [{"type": "deal"}, {"type": "resign"}])
     live = rows()
-    assert len(live) == 4
+    assert len(live) == 6  # five games and one standing
 
-    Game.objects.update(score=-1, board={}, status="lost")  # corrupt the read model
+    Game.objects.update(score=-1, board={}, status="lost")  # corrupt the read models
+    Standing.objects.update(score=-1, moves=0)
     call_command("rebuild_projections", verbosity=0)
 
     assert rows() == live
