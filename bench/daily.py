@@ -50,18 +50,8 @@ WIN = json.loads(
 def legal_commands(offset: int, count: int) -> list[dict[str, Any]]:
     """Commands legal in turn on the day's deal; ``offset`` varies the choices."""
     rules = engine.RULESETS["classic"]
-    state = engine.new_game(rules, engine.seeded_deal(rules, SEED))
-    commands = []
-    for step in range(count):
-        legal = engine.legal_actions(state)
-        action: engine.Action = legal[(step + offset) % len(legal)] if legal else engine.Restart()
-        after = engine.apply(state, action)[0]
-        if after.status != engine.PLAYING:
-            action = engine.Restart()
-            after = engine.apply(state, action)[0]
-        state = after
-        commands.append(engine.action_to_command(action))
-    return commands
+    line = engine.legal_line(rules, engine.seeded_deal(rules, SEED), count, offset=offset)
+    return [engine.action_to_command(action) for action in line]
 
 
 def setup_players(database: str, count: int) -> dict[str, str]:

@@ -49,18 +49,8 @@ RULES = "wasp"
 def legal_commands(count: int) -> list[dict[str, Any]]:
     """Commands legal in turn from the benchmark game's deal."""
     rules = engine.RULESETS[RULES]
-    state = engine.new_game(rules, engine.seeded_deal(rules, SEED))
-    commands = []
-    for step in range(count):
-        legal = engine.legal_actions(state)
-        action: engine.Action = legal[step % len(legal)] if legal else engine.Restart()
-        after = engine.apply(state, action)[0]
-        if after.status != engine.PLAYING:
-            action = engine.Restart()
-            after = engine.apply(state, action)[0]
-        state = after
-        commands.append(engine.action_to_command(action))
-    return commands
+    line = engine.legal_line(rules, engine.seeded_deal(rules, SEED), count)
+    return [engine.action_to_command(action) for action in line]
 
 
 def spectators_process(url: str, count: int, reports: Connection) -> None:

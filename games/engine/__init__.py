@@ -23,6 +23,7 @@ from .cards import Card, CardError, card_code, new_deck, parse_card, parse_cards
 from .deals import MAX_SEED, DealError, check_deal, seeded_deal, shuffle
 from .errors import REJECTIONS, RuleViolation
 from .game import apply, can_deal, is_blocked, legal_actions, legal_moves, replay
+from .playouts import legal_line
 from .rules import DEFAULT_RULES, RULESETS, Ruleset
 from .state import LOST, PLAYING, RESIGNED, STATUSES, WON, Effects, State, new_game
 from .view import describe_action, player_view
@@ -67,6 +68,7 @@ __all__ = [
     "event_type",
     "is_blocked",
     "legal_actions",
+    "legal_line",
     "legal_moves",
     "new_deck",
     "new_game",

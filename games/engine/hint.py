@@ -14,7 +14,7 @@ from .actions import CellMove, Deal, Move
 from .cards import KING, RANK, SUIT, SUITS, parse_card
 from .game import apply, legal_actions
 from .rules import Ruleset
-from .state import PLAYING, State
+from .state import PLAYING, State, position
 
 _PLACEHOLDER = 0  # stands for any hidden card; hidden cards are never moved or built on
 
@@ -56,22 +56,13 @@ def _visible_state(rules: Ruleset, view: Mapping[str, Any]) -> State:
         columns.append(tuple(_PLACEHOLDER if code is None else parse_card(code) for code in shown))
         down.append(hidden)
     cells = tuple(None if code is None else parse_card(code) for code in view.get("cells", ()))
-    return State(
-        rules=rules,
-        deal=(),
-        columns=tuple(columns),
-        down=tuple(down),
+    return position(
+        rules,
+        columns=columns,
+        down=down,
         reserve=(_PLACEHOLDER,) * int(view["reserve"]),
         cells=cells,
-        removed=tuple(SUITS.index(suit) for suit in view["removed"]),
-        score=0,
-        moves=0,
-        undos=0,
-        status=PLAYING,
-        ply=0,
-        previous=None,
-        undo_budget=0,
-        seen=frozenset(),
+        removed=[SUITS.index(suit) for suit in view["removed"]],
     )
 
 

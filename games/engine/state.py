@@ -129,14 +129,38 @@ def layout(rules: Ruleset, cards: tuple[Card, ...]) -> State:
         columns.append(cards[at : at + down + up])
         at += down + up
     rest = cards[at:]
-    state = State(
-        rules=rules,
-        deal=cards,
-        columns=tuple(columns),
-        down=tuple(down for down, _ in rules.layout),
+    return position(
+        rules,
+        columns=columns,
+        down=[down for down, _ in rules.layout],
         reserve=rest if not rules.cells else (),
         cells=tuple(rest) if rules.cells else (),
-        removed=(),
+        deal=cards,
+    )
+
+
+def position(
+    rules: Ruleset,
+    *,
+    columns: Sequence[Sequence[Card]],
+    down: Sequence[int],
+    reserve: Sequence[Card] = (),
+    cells: Sequence[Card | None] = (),
+    removed: Sequence[int] = (),
+    deal: Sequence[Card] = (),
+) -> State:
+    """A playing state with exactly these cards where they are, nothing played yet.
+
+    ``deal`` is what a restart goes back to (the initial deal for :func:`new_game`).
+    """
+    state = State(
+        rules=rules,
+        deal=tuple(deal),
+        columns=tuple(tuple(cards) for cards in columns),
+        down=tuple(down),
+        reserve=tuple(reserve),
+        cells=tuple(cells),
+        removed=tuple(removed),
         score=0,
         moves=0,
         undos=0,

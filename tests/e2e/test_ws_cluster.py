@@ -43,18 +43,8 @@ def player(django_user_model):  # type: ignore[no-untyped-def]
 def legal_commands(rules_name: str, seed: int, count: int) -> list[dict[str, Any]]:
     """``count`` commands that are legal in turn from the deal of ``seed``."""
     rules = engine.RULESETS[rules_name]
-    state = engine.new_game(rules, engine.seeded_deal(rules, seed))
-    commands = []
-    for step in range(count):
-        legal = engine.legal_actions(state)
-        action: engine.Action = legal[step % len(legal)] if legal else engine.Restart()
-        after = engine.apply(state, action)[0]
-        if after.status != engine.PLAYING:
-            action = engine.Restart()
-            after = engine.apply(state, action)[0]
-        state = after
-        commands.append(engine.action_to_command(action))
-    return commands
+    line = engine.legal_line(rules, engine.seeded_deal(rules, seed), count)
+    return [engine.action_to_command(action) for action in line]
 
 
 def recorded(command: dict[str, Any]) -> tuple[str, dict[str, Any]]:

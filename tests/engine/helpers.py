@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from games.engine import PLAYING, RULESETS, State, parse_card
+from games.engine import RULESETS, State, parse_card
 from games.engine.cards import RUNS, Card
+from games.engine.state import position
 
 
 def board(
@@ -30,26 +31,14 @@ def board(
         assert hidden == sorted(hidden, reverse=True), "face-down cards lie at the bottom"
         down.append(sum(hidden))
         cards.append(tuple(parse_card(code.lstrip("*")) for code in codes))
-    state = State(
-        rules=ruleset,
-        deal=(),
-        columns=tuple(cards),
-        down=tuple(down),
-        reserve=tuple(parse_card(code) for code in reserve.split()),
-        cells=tuple(None if code is None else parse_card(code) for code in (cells or [])),
-        removed=tuple("SHDC".index(suit) for suit in removed),
-        score=0,
-        moves=0,
-        undos=0,
-        status=PLAYING,
-        ply=0,
-        previous=None,
-        undo_budget=0,
-        seen=frozenset(),
+    return position(
+        ruleset,
+        columns=cards,
+        down=down,
+        reserve=[parse_card(code) for code in reserve.split()],
+        cells=[None if code is None else parse_card(code) for code in (cells or [])],
+        removed=["SHDC".index(suit) for suit in removed],
     )
-    if ruleset.repeats_are_not_moves:
-        state.seen = frozenset((state.position(),))
-    return state
 
 
 def run(suit: str) -> str:
