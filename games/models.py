@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 from django.db.models import Q
 
@@ -95,6 +96,8 @@ class Game(models.Model):
     board = models.JSONField(default=dict)
     #: The daily challenge this game races in (its UTC date), if any.
     challenge = models.DateField(null=True, blank=True)
+    #: A moderator voided this result (``result_voided`` is the stream's last word on it).
+    voided = models.BooleanField(default=False)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -124,6 +127,7 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="player"
     )
     #: A banned player's commands are refused and their games leave standings and lists.
+    #: Written only by ``player_ban`` / ``player_unban``: a projection of the moderation log.
     banned = models.BooleanField(default=False)
 
     class Meta:
@@ -175,6 +179,13 @@ class Standing(models.Model):
     #: Left out of the standings by a moderator (``result_voided`` in the game's stream).
     voided = models.BooleanField(default=False)
     joined_at = models.DateTimeField()
+    #: Review flags (``games.suspicion``), recomputed with every event of the game: a win
+    #: faster than ``SUSPICIOUS_WIN_SECONDS``; move timings too regular to be human.
+    flag_fast = models.BooleanField(default=False)
+    flag_regular = models.BooleanField(default=False)
+    #: Coefficient of variation of the intervals between the player's actions, once there
+    #: are enough of them to judge (``SUSPICIOUS_RHYTHM_MIN_MOVES``); else ``None``.
+    rhythm_cv = models.FloatField(null=True, blank=True)
 
     class Meta:
         db_table = "games_standing"
@@ -183,7 +194,86 @@ class Standing(models.Model):
                 fields=["challenge", "player"], name="standing_one_game_per_player_per_day"
             ),
         ]
-        indexes = [models.Index(fields=["player", "challenge"], name="standing_player_day")]
+        indexes = [
+            models.Index(fields=["player", "challenge"], name="standing_player_day"),
+            models.Index(
+                fields=["challenge"],
+                condition=Q(flag_fast=True) | Q(flag_regular=True),
+                name="standing_flagged",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.player_id} in {self.challenge_id}: {self.status}"
+
+    @property
+    def suspicious(self) -> bool:
+        """Flagged for a moderator's review."""
+        return self.flag_fast or self.flag_regular
+
+
+class PlayerAccount(User):
+    """A user account seen as a player, for the moderators' admin pages (a proxy: no table
+    of its own; the moderation state lives in :class:`Player`)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "player"
+        verbose_name_plural = "players"
+
+
+class ModerationAct(models.Model):
+    """One act of a moderator, on the record for good: append-only like events (PostgreSQL
+    triggers refuse UPDATE, DELETE and TRUNCATE, see the ``0005`` migration).
+
+    ``Player.banned`` is a projection of the bans and unbans here; a void or restore is also
+    an event in the game's own stream (``seq`` names it).
+    """
+
+    class Act(models.TextChoices):
+        BAN = "ban"
+        UNBAN = "unban"
+        VOID = "void"
+        RESTORE = "restore"
+
+    id = models.BigAutoField(primary_key=True)
+    act = models.CharField(max_length=16, choices=Act.choices)
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    #: The banned or unbanned player, or the player whose result was voided or restored.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_acts"
+    )
+    #: The game whose result was voided or restored (no foreign key: ``Game`` rows are a
+    #: projection, rebuilt from events).
+    game_id = models.UUIDField(null=True, blank=True)
+    #: The ``result_voided`` / ``result_restored`` event in that game's stream.
+    seq = models.PositiveIntegerField(null=True, blank=True)
+    reason = models.TextField()
+    at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_moderation_log"
+        ordering = ["-id"]
+        verbose_name = "moderation act"
+        verbose_name_plural = "moderation log"
+        indexes = [
+            models.Index(fields=["player", "id"], name="moderation_player"),
+            models.Index(fields=["game_id"], name="moderation_game"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="moderation_reason_given"),
+            models.CheckConstraint(
+                condition=(
+                    Q(act__in=["ban", "unban"], game_id__isnull=True, seq__isnull=True)
+                    | Q(act__in=["void", "restore"], game_id__isnull=False, seq__isnull=False)
+                ),
+                name="moderation_target_fits_act",
+            ),
+        ]
+        permissions = [("moderate", "Can ban players and void results")]
+
+    def __str__(self) -> str:
+        target = f"game {self.game_id}" if self.game_id else f"player {self.player_id}"
+        return f"{self.act} {target} by {self.moderator_id}"

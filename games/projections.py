@@ -1,8 +1,9 @@
 """Read models as projections of the event store.
 
-``game_row`` computes the ``Game`` summary from a stream alone; the command service writes
-it in the same transaction as each append, and ``rebuild_games`` recomputes every row from
-events (``manage.py rebuild_projections``).
+``game_fields`` computes the ``Game`` summary from a stream alone; the command service
+writes it in the same transaction as each append, and ``rebuild_games`` recomputes every
+row from events (``manage.py rebuild_projections``). ``Player.banned`` is a projection of
+the moderation log, recomputed by ``rebuild_players``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from games import engine, standings, streams
-from games.models import Event, Game
+from games.models import Event, Game, ModerationAct, Player
 
 #: Fields of ``Game`` that the projection owns (all but the key).
 PROJECTED_FIELDS = (
@@ -31,6 +32,7 @@ PROJECTED_FIELDS = (
     "revealed",
     "board",
     "challenge",
+    "voided",
     "created_at",
     "updated_at",
     "finished_at",
@@ -60,6 +62,7 @@ def game_fields(stream: streams.Stream) -> dict[str, Any]:
         "revealed": initially_down - sum(state.down),
         "board": {key: view[key] for key in ("columns", "cells", "reserve_cards") if key in view},
         "challenge": stream.challenge,
+        "voided": stream.voided,
         "created_at": stream.created_at,
         "updated_at": stream.updated_at,
         "finished_at": stream.finished_at,
@@ -98,3 +101,26 @@ def rebuild_games() -> int:
             save_game(current)
             count += 1
     return count
+
+
+def rebuild_players() -> int:
+    """Recompute ``Player.banned`` from the moderation log alone: a player is banned when
+    their latest ban or unban is a ban. Returns how many players are banned."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("LOCK TABLE games_player IN EXCLUSIVE MODE")
+        latest = (
+            ModerationAct.objects.filter(act__in=[ModerationAct.Act.BAN, ModerationAct.Act.UNBAN])
+            .order_by("player_id", "-id")
+            .distinct("player_id")
+            .values_list("player_id", "act")
+        )
+        banned = [player for player, act in latest if act == ModerationAct.Act.BAN]
+        Player.objects.exclude(user_id__in=banned).filter(banned=True).update(banned=False)
+        Player.objects.bulk_create(
+            [Player(user_id=player, banned=True) for player in banned],
+            update_conflicts=True,
+            unique_fields=["user"],
+            update_fields=["banned"],
+        )
+    return len(banned)

@@ -14,12 +14,12 @@ import uuid
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet
 
 from games import dailies, engine, streams
 from games.engine.hint import hint
 from games.errors import ChallengeInProgress, GameNotFound, PlayerNotFound, PrivateGame
-from games.models import Event, Game, Standing
+from games.models import Event, Game, Player, Standing
 
 
 def is_staff(viewer: Any) -> bool:
@@ -73,14 +73,17 @@ def game_list(
     rules: str | None = None,
 ) -> QuerySet[Game]:
     """Games ``viewer`` may read (public ones, their own, and those of daily challenges that
-    have ended), newest first, filtered."""
+    have ended), newest first, filtered. A banned player's games are listed only to staff
+    and to that player (they stay readable one by one)."""
     games = Game.objects.select_related("owner")
     if not is_staff(viewer):
         today = dailies.today()
         visible = (Q(public=True) & Q(challenge__isnull=True)) | Q(challenge__lt=today)
+        shown = ~Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True))
         if viewer is not None and viewer.is_authenticated:
             visible |= Q(owner_id=viewer.pk)
-        games = games.filter(visible)
+            shown |= Q(owner_id=viewer.pk)
+        games = games.filter(visible & shown)
     if owner:
         games = games.filter(owner__username=owner)
     if status:
@@ -149,14 +152,14 @@ def game_at_version(*, game: Game, version: int) -> streams.Stream:
 def player_stats(*, username: str) -> dict[str, Any]:
     """A player's record: :class:`PlayerNotFound` for an unknown name.
 
-    ``played``/``won``/``best_time_ms`` count every game (voided daily results excluded);
+    ``played``/``won``/``best_time_ms`` count every game but those a moderator voided;
     ``streak``/``best_streak`` count consecutive UTC days with a won daily challenge, the
     current streak running to today or, while today is not won yet, to yesterday.
     """
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise PlayerNotFound()
-    games = Game.objects.filter(owner=user).exclude(standing__voided=True)
+    games = Game.objects.filter(owner=user, voided=False)
     won = Q(status=Game.Status.WON)
     totals = games.aggregate(
         played=Count("id"),

@@ -12,6 +12,7 @@ rollback erased.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import threading
 import uuid
 from collections import OrderedDict
@@ -35,6 +36,40 @@ _NO_EFFECTS: dict[str, Any] = {"points": 0, "flipped": [], "removed": []}
 
 
 @dataclass(frozen=True, slots=True)
+class Pace:
+    """The rhythm of a game's engine actions, kept in O(1): how many intervals lie between
+    consecutive actions, and their sum and sum of squares in whole milliseconds (exact
+    integers, so a replay on any machine computes the same figures)."""
+
+    last_at: dt.datetime | None = None
+    intervals: int = 0
+    total_ms: int = 0
+    total_sq_ms: int = 0
+
+    def after(self, at: dt.datetime) -> Pace:
+        """This pace with one more action at ``at``."""
+        if self.last_at is None:
+            return Pace(last_at=at)
+        gap = max(0, (at - self.last_at) // dt.timedelta(milliseconds=1))
+        return Pace(
+            last_at=at,
+            intervals=self.intervals + 1,
+            total_ms=self.total_ms + gap,
+            total_sq_ms=self.total_sq_ms + gap * gap,
+        )
+
+    def variation(self) -> float | None:
+        """The coefficient of variation of the intervals (standard deviation over mean; 0
+        for perfectly even ones), or ``None`` without any interval."""
+        if self.intervals == 0:
+            return None
+        if self.total_ms == 0:
+            return 0.0
+        spread = self.intervals * self.total_sq_ms - self.total_ms * self.total_ms
+        return math.sqrt(max(0, spread)) / self.total_ms
+
+
+@dataclass(frozen=True, slots=True)
 class Stream:
     """Everything a game's events say, as of ``version`` (its last ``seq``)."""
 
@@ -51,6 +86,8 @@ class Stream:
     #: ``seq`` of each engine action, index ``ply - 1``.
     action_seqs: tuple[int, ...]
     voided: bool
+    #: The rhythm of the player's actions (for the review flags of ``games.suspicion``).
+    pace: Pace
     created_at: dt.datetime
     updated_at: dt.datetime
     finished_at: dt.datetime | None
@@ -89,6 +126,7 @@ def start(event: Any) -> Stream:
         effects=(_NO_EFFECTS,),
         action_seqs=(),
         voided=False,
+        pace=Pace(),
         created_at=event.at,
         updated_at=event.at,
         finished_at=None,
@@ -129,6 +167,7 @@ def record(stream: Stream, seq: int, at: dt.datetime, state: State, effects: Eff
         state=state,
         effects=(*stream.effects, effects_json),
         action_seqs=(*stream.action_seqs, seq),
+        pace=stream.pace.after(at),
         updated_at=at,
         finished_at=at if finished and stream.finished_at is None else stream.finished_at,
     )

@@ -48,6 +48,23 @@ def env_int(name: str, *, default: int, minimum: int = 0) -> int:
     return value
 
 
+def env_float(name: str, *, default: float, minimum: float = 0.0) -> float:
+    """A finite decimal number no smaller than ``minimum``, or ``default`` when unset or
+    empty."""
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number; got {raw!r}.") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ImproperlyConfigured(f"{name} must be a finite number; got {raw!r}.")
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}; got {value}.")
+    return value
+
+
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
     """A comma-separated list with blanks and empty items dropped."""
     raw = os.environ.get(name)

@@ -14,6 +14,7 @@ from scorpion_server import embedded
 from scorpion_server.env import (
     database_from_url,
     env_bool,
+    env_float,
     env_int,
     env_list,
     env_rate,
@@ -109,6 +110,16 @@ if DB_POOL_MAX_SIZE:
 # How many games' latest state each process keeps in memory, so that a command replays
 # only the events it has not seen (normally none) instead of the whole game.
 STREAM_CACHE_SIZE = env_int("STREAM_CACHE_SIZE", default=2048, minimum=1)
+
+# --- Moderation: review flags of daily results (games.suspicion) ----------------------------
+
+# A daily win in fewer seconds than this (from joining to the winning move) is flagged.
+SUSPICIOUS_WIN_SECONDS = env_int("SUSPICIOUS_WIN_SECONDS", default=90, minimum=1)
+# Move timings are flagged as too regular when the coefficient of variation of the intervals
+# between a player's actions is below this (humans are far above; a bot on a timer is near 0),
+# judged once there are at least SUSPICIOUS_RHYTHM_MIN_MOVES intervals.
+SUSPICIOUS_RHYTHM_CV = env_float("SUSPICIOUS_RHYTHM_CV", default=0.3)
+SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20, minimum=2)
 
 # --- Channel layer and cache -----------------------------------------------------------------
 
