@@ -36,6 +36,14 @@ class NotOwner(DomainError):
     code = "not_owner"
 
 
+class Banned(DomainError):
+    """A banned player tried to play: commands, new games and challenge joins are refused
+    (reading stays possible)."""
+
+    status = 403
+    code = "banned"
+
+
 class VersionConflict(DomainError):
     """``expected_version`` is stale; ``version`` is the current one."""
 
@@ -129,3 +137,14 @@ class ChallengeClosed(DomainError):
 
     status = 403
     code = "challenge_closed"
+
+
+class ModerationRefused(Exception):
+    """A moderation act that does not apply (voiding a voided result, banning a banned
+    player, no reason given). Raised to moderators in the admin, never to API clients, so
+    its message is a sentence for them rather than an API code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

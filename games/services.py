@@ -3,7 +3,9 @@
 A command locks its game's stream (the ``Game`` row, ``SELECT … FOR UPDATE``), answers a
 repeated idempotency key with the first answer, checks ``expected_version``, rebuilds the
 state (cache plus replayed tail), lets the engine decide, appends one event, updates the
-projections in the same transaction and publishes after commit.
+projections in the same transaction and publishes after commit. ``lock_game`` and
+``append_event`` are those steps, shared with the moderation services (``games.moderation``)
+that append ``result_voided`` / ``result_restored`` to a game's stream.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 
 from games import clock, dailies, engine, projections, publish, standings, streams
 from games.errors import (
     BadDeal,
+    Banned,
     ChallengeClosed,
     GameNotFound,
     IdempotencyKeyReused,
@@ -33,7 +37,7 @@ from games.errors import (
     UsernameTaken,
     VersionConflict,
 )
-from games.models import Event, Game
+from games.models import Event, Game, Player
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +61,9 @@ def game_create(
     """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
 
     Neither ``seed`` nor ``deal``: a random seed. ``deal`` must be a complete deck for the
-    ruleset (:class:`BadDeal` otherwise).
+    ruleset (:class:`BadDeal` otherwise). A banned player cannot start one (:class:`Banned`).
     """
+    check_not_banned(owner)
     ruleset = engine.RULESETS[rules]
     if deal is not None:
         try:
@@ -77,8 +82,10 @@ def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[streams.
     """The player's game of the daily challenge of ``date``, and whether it was made now.
 
     One game per player per day: joining again returns the same game. Only while the day
-    is open (:class:`ChallengeClosed`); a day that has not begun does not exist.
+    is open (:class:`ChallengeClosed`); a day that has not begun does not exist. A banned
+    player cannot join (:class:`Banned`).
     """
+    check_not_banned(player)
     challenge = dailies.challenge_get(date)
     if not dailies.is_open(challenge.date):
         raise ChallengeClosed()
@@ -145,15 +152,18 @@ def game_command(
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> CommandResult:
-    """Apply one player command (a validated API command dict) to the actor's game."""
+    """Apply one player command (a validated API command dict) to the actor's game.
+
+    Refused with :class:`NotOwner` for anyone but the owner and :class:`Banned` for a
+    banned owner (checked in the query that locks the game, so it costs no round trip).
+    """
     fingerprint = _fingerprint(command, expected_version)
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(id=game_id).only("owner_id", "version")
-        row = game.first()
-        if row is None:
-            raise GameNotFound()
+        row = lock_game(game_id)
         if row.owner_id != actor.pk:
             raise NotOwner()
+        if row.owner_banned:
+            raise Banned()
         if idempotency_key is not None:
             first = Event.objects.filter(game_id=game_id, idempotency_key=idempotency_key).first()
             if first is not None:
@@ -175,25 +185,89 @@ def game_command(
             state, effects = engine.apply(stream.state, action)
         except engine.RuleViolation as refusal:
             raise RuleRefused(refusal.code) from None
-        try:
-            with transaction.atomic():  # a savepoint, so a conflict leaves the outer usable
-                event = Event.objects.create(
-                    game_id=game_id,
-                    seq=stream.version + 1,
-                    type=engine.event_type(action),
-                    data=engine.event_data(action),
-                    actor=actor,
-                    at=clock.now(),
-                    idempotency_key=idempotency_key,
-                    request_hash=fingerprint if idempotency_key is not None else None,
-                )
-        except IntegrityError:
-            # Only a writer that bypassed the row lock can get here.
-            raise VersionConflict(stream.version) from None
-        after = streams.record(stream, event.seq, event.at, state, effects)
-        projections.save_game(after)
-        publish.after_commit(after, event, owner=actor.get_username())
+        event, after = append_event(
+            stream,
+            event_type=engine.event_type(action),
+            data=engine.event_data(action),
+            actor=actor,
+            owner=actor.get_username(),
+            applied=(state, effects),
+            idempotency_key=idempotency_key,
+            request_hash=fingerprint if idempotency_key is not None else None,
+        )
     return CommandResult(event, after)
+
+
+# --- Appending to a stream: the steps every writer of an existing game shares ------------------
+
+
+def lock_game(game_id: uuid.UUID) -> Game:
+    """Lock the game's stream (``SELECT … FOR UPDATE`` of its ``Game`` row) for the rest of
+    the caller's transaction: :class:`GameNotFound` if there is no such game.
+
+    The row carries ``owner_id``, ``version`` and ``owner_banned`` (read in the same query,
+    from the ``games_player`` primary key).
+    """
+    owner_banned = Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True))
+    row = (
+        Game.objects.select_for_update(of=("self",))
+        .filter(id=game_id)
+        .only("owner_id", "version")
+        .annotate(owner_banned=owner_banned)
+        .first()
+    )
+    if row is None:
+        raise GameNotFound()
+    return row
+
+
+def append_event(
+    stream: streams.Stream,
+    *,
+    event_type: str,
+    data: dict[str, Any],
+    actor: AbstractBaseUser,
+    owner: str,
+    applied: tuple[engine.State, engine.Effects] | None = None,
+    idempotency_key: str | None = None,
+    request_hash: str | None = None,
+) -> tuple[Event, streams.Stream]:
+    """Append the next event of ``stream``, whose game the caller locked (:func:`lock_game`)
+    and read at its latest version; update the projections in the caller's transaction and
+    publish the event after commit. Returns the event and the stream after it.
+
+    ``applied`` is the engine's ``(state, effects)`` for a player's action; without it the
+    event is one the fold applies itself (a moderation event). ``owner`` is the game
+    owner's username, for the published frame.
+    """
+    try:
+        with transaction.atomic():  # a savepoint, so a conflict leaves the outer usable
+            event = Event.objects.create(
+                game_id=stream.game_id,
+                seq=stream.version + 1,
+                type=event_type,
+                data=data,
+                actor=actor,
+                at=clock.now(),
+                idempotency_key=idempotency_key,
+                request_hash=request_hash,
+            )
+    except IntegrityError:
+        # Only a writer that bypassed the row lock can get here.
+        raise VersionConflict(stream.version) from None
+    if applied is not None:
+        after = streams.record(stream, event.seq, event.at, *applied)
+    else:
+        after = streams.advance(stream, event)
+    projections.save_game(after)
+    publish.after_commit(after, event, owner=owner)
+    return event, after
+
+
+def check_not_banned(player: AbstractBaseUser) -> None:
+    """:class:`Banned` if ``player`` is banned (one primary-key lookup)."""
+    if Player.objects.filter(user_id=player.pk, banned=True).exists():
+        raise Banned()
 
 
 def _fingerprint(command: dict[str, Any], expected_version: int | None) -> str:
