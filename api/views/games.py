@@ -109,7 +109,7 @@ class GameCreateApi(APIView):
         summary="Start a game (neither seed nor deal: a random seed)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403)},
     )
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
