@@ -55,6 +55,10 @@ REVEALED_SESSION_KEY = "games_admin_revealed"
 #: How many of a player's games and standings their page lists (the rest: the changelists).
 RECENT = 20
 
+admin.site.site_header = "Scorpion administration"
+admin.site.site_title = "Scorpion admin"
+admin.site.index_title = "Moderation"
+
 
 # --- Shared pieces -------------------------------------------------------------------------
 

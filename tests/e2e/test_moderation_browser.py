@@ -1,0 +1,130 @@
+"""A moderator, in a real browser (Playwright driving Debian's chromium), signs in through
+the admin's login form and voids a daily result on a real daphne server; the result leaves
+the REST standings and the void, with the moderator and the reason, is in the game's stream.
+
+Skipped only where chromium is missing and the run is not CI: ``.ci/run`` sets
+``SCORPION_REQUIRE_BROWSER=1``, under which a missing browser fails the test.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from django.core.management import call_command
+
+from games.models import DailyChallenge
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WIN = json.loads(
+    (
+        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
+    ).read_text()
+)
+MODERATOR_PASSWORD = "pw-moderator-Fair-2026"
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Debian's chromium, or a skip (a failure under ``SCORPION_REQUIRE_BROWSER=1``)."""
+    if not os.access(CHROMIUM, os.X_OK):
+        reason = f"{CHROMIUM} is missing (.ci/run installs Debian's chromium package)"
+        if os.environ.get("SCORPION_REQUIRE_BROWSER", "") == "1":
+            pytest.fail(f"{reason}; SCORPION_REQUIRE_BROWSER=1 requires it")
+        pytest.skip(reason)
+    return CHROMIUM
+
+
+def register(base: str, name: str) -> httpx.Client:
+    response = httpx.post(
+        f"{base}/api/v1/auth/register",
+        json={"username": name, "password": f"pw-{name}-Race-2026"},
+        timeout=30,
+    )
+    assert response.status_code == 201, response.text
+    token = response.json()["token"]
+    return httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30)
+
+
+def ranked(client: httpx.Client, day: dt.date) -> list[str]:
+    response = client.get(f"/api/v1/challenges/{day}/standings")
+    assert response.status_code == 200, response.text
+    return [entry["player"] for entry in response.json()["results"]]
+
+
+def test_a_moderator_voids_a_daily_result_in_a_real_browser(  # type: ignore[no-untyped-def]
+    live_server_factory, chromium, django_user_model
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    server = live_server_factory()
+    today = dt.datetime.now(dt.UTC).date()
+    # Today's deal: one with a known winning line (instead of the secret seed's).
+    DailyChallenge.objects.create(
+        date=today, rules="classic", seed=WIN["seed"], created_at=dt.datetime.now(dt.UTC)
+    )
+    alice, bob = register(server.http, "alice"), register(server.http, "bob")
+    game = alice.post(f"/api/v1/challenges/{today}/join").json()["id"]
+    for command in WIN["actions"]:
+        assert alice.post(f"/api/v1/games/{game}/commands", json=command).status_code == 201
+    assert bob.post(f"/api/v1/challenges/{today}/join").status_code == 201
+    assert ranked(bob, today) == ["alice", "bob"]
+    django_user_model.objects.create_user("judge", password=MODERATOR_PASSWORD)
+    call_command("grant_moderator", "judge", stdout=io.StringIO())
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(20_000)
+            page.goto(f"{server.http}/admin/games/standing/")
+            expect(page).to_have_url(
+                f"{server.http}/admin/login/?next=/admin/games/standing/"
+            )  # not signed in: sent to the login page
+            page.fill("#id_username", "judge")
+            page.fill("#id_password", MODERATOR_PASSWORD)
+            page.click("input[type=submit]")
+            expect(page).to_have_url(f"{server.http}/admin/games/standing/")
+
+            row = page.locator("#result_list tbody tr", has_text="alice")
+            expect(row).to_contain_text("won")
+            row.locator("input[name=_selected_action]").check()
+            page.select_option("select[name=action]", "void_results")
+            page.click("button[name=index]")  # "Go": the action asks for a reason first
+            expect(page.locator(".moderation-targets")).to_contain_text("alice")
+            page.fill("#id_reason", "solver output pasted move by move")
+            page.click("input[name=apply]")
+
+            expect(page.locator(".messagelist")).to_contain_text("Voided alice")
+            voided_flag = page.locator("#result_list tbody tr", has_text="alice").locator(
+                "td.field-voided img"
+            )
+            expect(voided_flag).to_have_attribute("alt", "True")
+        finally:
+            browser.close()
+
+    assert ranked(bob, today) == ["bob"]
+    events: list[dict[str, Any]] = alice.get(
+        f"/api/v1/games/{game}/events", params={"after": len(WIN["actions"]) + 1}
+    ).json()["results"]
+    assert [(e["type"], e["by"], e["data"]) for e in events] == [
+        ("result_voided", "judge", {"reason": "solver output pasted move by move"})
+    ]
