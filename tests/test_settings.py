@@ -16,7 +16,7 @@ CONFIG_VARIABLES = (
     "DEBUG", "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "DB_POOL_MAX_SIZE", "DB_POOL_TIMEOUT",
     "STREAM_CACHE_SIZE", "REDIS_URL", "WS_GROUP_EXPIRY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS",
     "SCORPION_DATA_DIR", "LOG_LEVEL", "THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_AUTH",
-    "NUM_PROXIES",
+    "NUM_PROXIES", "SUSPICIOUS_WIN_SECONDS", "SUSPICIOUS_RHYTHM_CV", "SUSPICIOUS_RHYTHM_MIN_MOVES",
 )  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
@@ -88,6 +88,10 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("THROTTLE_USER", {**PRODUCTION, "THROTTLE_USER": "0/minute"}),
         ("THROTTLE_AUTH", {**PRODUCTION, "THROTTLE_AUTH": "30/fortnight"}),
         ("NUM_PROXIES", {**PRODUCTION, "NUM_PROXIES": "-1"}),
+        ("SUSPICIOUS_WIN_SECONDS", {**PRODUCTION, "SUSPICIOUS_WIN_SECONDS": "0"}),
+        ("SUSPICIOUS_RHYTHM_CV", {**PRODUCTION, "SUSPICIOUS_RHYTHM_CV": "low"}),
+        ("SUSPICIOUS_RHYTHM_CV", {**PRODUCTION, "SUSPICIOUS_RHYTHM_CV": "nan"}),
+        ("SUSPICIOUS_RHYTHM_MIN_MOVES", {**PRODUCTION, "SUSPICIOUS_RHYTHM_MIN_MOVES": "1"}),
     ],
 )
 def test_bad_configuration_fails_at_start_naming_the_variable(variable, environment):
