@@ -92,6 +92,12 @@ def admin_pages(world) -> list[str]:  # type: ignore[no-untyped-def]
         "/admin/games/standing/?suspicious=any&player_banned=no",
         "/admin/games/playeraccount/?banned=yes&q=ali",
         "/admin/games/moderationact/?act__exact=void&q=void",
+        # The links of a player's and a challenge's pages.
+        f"/admin/games/game/?owner__id__exact={Game.objects.get(id=game).owner_id}",
+        f"/admin/games/standing/?player__id__exact={Standing.objects.get().player_id}",
+        "/admin/games/standing/?challenge__date__exact=2026-11-30",
+        reverse("admin:games_playeraccount_ban", args=[Standing.objects.get().player_id]),
+        reverse("admin:games_game_void", args=[game]),
     ]
     return pages
 
@@ -109,7 +115,7 @@ def test_every_page_loads_for_staff_and_sends_everyone_else_to_login(  # type: i
     assert len(pages) > 20
     for page in pages:
         assert client_of(root).get(page).status_code == 200, page
-        if "/games/" in page or page == "/admin/":
+        if "/games/" in page or page == "/admin/":  # every moderation page
             assert client_of(mod).get(page).status_code == 200, page
         for outsider in (None, alice):
             response = client_of(outsider).get(page)
