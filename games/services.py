@@ -21,7 +21,8 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 from games import clock, dailies, engine, projections, publish, standings, streams
 from games.errors import (
@@ -201,6 +202,16 @@ def game_command(
 # --- Appending to a stream: the steps every writer of an existing game shares ------------------
 
 
+#: Whether the locked game's owner is banned: a subquery of the locking query on
+#: ``games_player``'s primary key (written as SQL: the ORM's ``Exists()`` costs several times
+#: more to compile, on every command, than PostgreSQL takes to answer it).
+_OWNER_BANNED = RawSQL(
+    "EXISTS (SELECT 1 FROM games_player p WHERE p.user_id = games_game.owner_id AND p.banned)",
+    (),
+    output_field=BooleanField(),
+)
+
+
 def lock_game(game_id: uuid.UUID) -> Game:
     """Lock the game's stream (``SELECT … FOR UPDATE`` of its ``Game`` row) for the rest of
     the caller's transaction: :class:`GameNotFound` if there is no such game.
@@ -208,12 +219,11 @@ def lock_game(game_id: uuid.UUID) -> Game:
     The row carries ``owner_id``, ``version`` and ``owner_banned`` (read in the same query,
     from the ``games_player`` primary key).
     """
-    owner_banned = Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True))
     row = (
-        Game.objects.select_for_update(of=("self",))
+        Game.objects.select_for_update()
         .filter(id=game_id)
         .only("owner_id", "version")
-        .annotate(owner_banned=owner_banned)
+        .annotate(owner_banned=_OWNER_BANNED)
         .first()
     )
     if row is None:
