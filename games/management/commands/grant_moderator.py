@@ -29,10 +29,13 @@ PERMISSIONS = (
 def moderators_group() -> Group:
     """The ``moderators`` group, made or brought up to date."""
     group, _ = Group.objects.get_or_create(name=GROUP)
-    wanted = [
-        Permission.objects.get(content_type__app_label=app, codename=codename)
-        for app, codename in PERMISSIONS
-    ]
+    try:
+        wanted = [
+            Permission.objects.get(content_type__app_label=app, codename=codename)
+            for app, codename in PERMISSIONS
+        ]
+    except Permission.DoesNotExist:
+        raise CommandError("The permissions do not exist yet: run manage.py migrate.") from None
     group.permissions.add(*wanted)
     return group
 
