@@ -32,6 +32,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
@@ -651,8 +652,8 @@ class GameAdmin(ModerationAdmin):
                 "%s revealed the secret cards of open daily game %s", request.user, game.id
             )
             self.message_user(request, note + " This is recorded.", messages.WARNING)
-        back = request.POST.get("next") or change_url(Game, game.id)
-        if not back.startswith("/"):
+        back = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             back = change_url(Game, game.id)
         return HttpResponseRedirect(back)
 

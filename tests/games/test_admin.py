@@ -306,6 +306,8 @@ def test_an_open_dailys_seed_and_hidden_cards_stay_masked_until_revealed(world, 
 
     reveal = reverse("admin:games_game_reveal", args=[joined.game_id])
     assert client.get(reveal).status_code == 405  # a POST only
+    elsewhere = client.post(reveal, {"next": "//evil.example/"})
+    assert elsewhere["Location"] == reverse("admin:games_game_change", args=[joined.game_id])
     client.post(reveal, {"next": replay.wsgi_request.path})
     shown = client.get(replay.wsgi_request.path).content.decode()
     assert card(1, 0, deal[0], "down") in shown
