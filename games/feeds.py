@@ -39,28 +39,41 @@ def event_frames(game: Game, viewer: Any, *, after: int, upto: int) -> list[dict
     each with the game as it was right after that event."""
     if upto <= after:
         return []
-    events = Event.objects.filter(game_id=game.id, seq__lte=upto).select_related("actor")
-    frames: list[dict[str, Any]] = []
-    stream: streams.Stream | None = None
+    events = list(
+        Event.objects.filter(game_id=game.id, seq__lte=upto).select_related("actor").order_by("seq")
+    )
     owner = game.owner.username
-    for event in events.order_by("seq"):
-        stream = streams.start(event) if stream is None else streams.advance(stream, event)
-        if event.seq > after:
-            frames.append(event_frame(stream, event, viewer=viewer, owner=owner, game=game))
+    frames: list[dict[str, Any]] = []
+    if after:
+        stream = streams.fold(events[:after])
+    else:  # the frames start with ``created`` itself
+        stream = streams.start(events[0])
+        effects = stream.effects_of(1)
+        frames.append(
+            event_frame(stream, events[0], effects, viewer=viewer, owner=owner, game=game)
+        )
+    for step, event, effects in streams.steps(stream, events[max(after, 1) :]):
+        frames.append(event_frame(step, event, effects, viewer=viewer, owner=owner, game=game))
     return frames
 
 
 def event_frame(
-    stream: streams.Stream, event: Event, *, viewer: Any, owner: str, game: Game | None = None
+    stream: streams.Stream,
+    event: Event,
+    effects: dict[str, Any],
+    *,
+    viewer: Any,
+    owner: str,
+    game: Game | None = None,
 ) -> dict[str, Any]:
-    """The frame of ``event``, with ``stream`` the game right after it. Visibility follows
-    ``game`` (the game as it is now) when given, else the game as of ``stream``."""
+    """The frame of ``event`` (with its ``effects``), ``stream`` the game right after it.
+    Visibility follows ``game`` (the game as it is now) when given, else ``stream``'s."""
     current = game if game is not None else presenters.stream_game(stream)
     return {
         "type": "event",
         "event": presenters.event_json(
             event,
-            stream.effects_of(event.seq),
+            effects,
             by=presenters.actor_name(event),
             reveal=selectors.may_reveal(current, viewer),
         ),

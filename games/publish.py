@@ -31,7 +31,9 @@ def game_group(game_id: uuid.UUID | str) -> str:
 def after_commit(stream: streams.Stream, event: Event, *, owner: str) -> None:
     """Once the surrounding transaction commits: cache ``stream`` and publish ``event``."""
     # Serialised once here rather than once per spectator.
-    text = json.dumps(feeds.event_frame(stream, event, viewer=None, owner=owner))
+    text = json.dumps(
+        feeds.event_frame(stream, event, stream.effects_of(event.seq), viewer=None, owner=owner)
+    )
 
     def deliver() -> None:
         streams.remember(stream)

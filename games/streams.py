@@ -16,7 +16,7 @@ import math
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -135,51 +135,86 @@ def start(event: Any) -> Stream:
 
 def advance(stream: Stream, event: Any) -> Stream:
     """``stream`` with one more stored event, which must be the next ``seq``."""
+    return fold((event,), stream)
+
+
+def fold(events: Iterable[Any], stream: Stream | None = None) -> Stream:
+    """Replay ``events`` (in ``seq`` order) from the start, or on top of ``stream``.
+
+    Effects accumulate in lists and become the stream's tuples once, at the end, so a
+    replay costs time in proportion to the events, however many there are.
+    """
+    effects = list(stream.effects) if stream is not None else []
+    action_seqs = list(stream.action_seqs) if stream is not None else []
+    for event in events:
+        if stream is None:
+            stream = start(event)
+            effects.extend(stream.effects)
+        else:
+            stream = _next(stream, event, effects, action_seqs)
+    if stream is None:
+        raise StreamCorrupted("no events")
+    return replace(stream, effects=tuple(effects), action_seqs=tuple(action_seqs))
+
+
+def _next(stream: Stream, event: Any, effects: list[Any], action_seqs: list[int]) -> Stream:
+    """The stream after ``event``, appending its effects (and its ``seq``, for an engine
+    action) to the lists that :func:`fold` turns into the stream's tuples."""
     if event.seq != stream.version + 1:
         raise StreamCorrupted(f"game {stream.game_id}: event #{event.seq} after #{stream.version}")
     if event.type in MODERATION_TYPES:
-        return replace(
-            stream,
-            version=event.seq,
-            effects=(*stream.effects, _NO_EFFECTS),
-            voided=event.type == VOIDED,
-            updated_at=event.at,
-        )
+        effects.append(_NO_EFFECTS)
+        return replace(stream, version=event.seq, voided=event.type == VOIDED, updated_at=event.at)
     try:
         action = engine.action_from_event(event.type, event.data)
-        state, effects = engine.apply(stream.state, action)
+        state, outcome = engine.apply(stream.state, action)
     except (ValueError, KeyError, engine.RuleViolation) as error:
         raise StreamCorrupted(
             f"game {stream.game_id} #{event.seq} does not replay: {error}"
         ) from error
-    return record(stream, event.seq, event.at, state, effects)
+    effects.append(_effects_json(outcome, action_seqs))
+    action_seqs.append(event.seq)
+    return _after_action(stream, event.seq, event.at, state)
+
+
+def steps(stream: Stream, events: Iterable[Any]) -> Iterator[tuple[Stream, Any, dict[str, Any]]]:
+    """``(the stream right after it, event, its effects)`` for each of ``events`` on top of
+    ``stream``, in linear time: the streams yielded are for reading the game (state, status,
+    versions), their ``effects`` stay those of ``stream``, so use the effects yielded."""
+    effects = list(stream.effects)
+    action_seqs = list(stream.action_seqs)
+    for event in events:
+        stream = _next(stream, event, effects, action_seqs)
+        yield stream, event, effects[-1]
 
 
 def record(stream: Stream, seq: int, at: dt.datetime, state: State, effects: Effects) -> Stream:
     """``stream`` after an engine action that became event ``seq`` at ``at``."""
+    return replace(
+        _after_action(stream, seq, at, state),
+        effects=(*stream.effects, _effects_json(effects, stream.action_seqs)),
+        action_seqs=(*stream.action_seqs, seq),
+    )
+
+
+def _effects_json(effects: Effects, action_seqs: Sequence[int]) -> dict[str, Any]:
+    """The API's effects; an undo names the ``seq`` of the action it undid."""
     effects_json = effects.to_json()
     if effects.undid is not None:
-        effects_json["undid"] = stream.action_seqs[effects.undid - 1]
+        effects_json["undid"] = action_seqs[effects.undid - 1]
+    return effects_json
+
+
+def _after_action(stream: Stream, seq: int, at: dt.datetime, state: State) -> Stream:
     finished = state.status != engine.PLAYING
     return replace(
         stream,
         version=seq,
         state=state,
-        effects=(*stream.effects, effects_json),
-        action_seqs=(*stream.action_seqs, seq),
         pace=stream.pace.after(at),
         updated_at=at,
         finished_at=at if finished and stream.finished_at is None else stream.finished_at,
     )
-
-
-def fold(events: Iterable[Any], stream: Stream | None = None) -> Stream:
-    """Replay ``events`` (in ``seq`` order) from the start, or on top of ``stream``."""
-    for event in events:
-        stream = start(event) if stream is None else advance(stream, event)
-    if stream is None:
-        raise StreamCorrupted("no events")
-    return stream
 
 
 # --- The process-wide cache ------------------------------------------------------------------
