@@ -39,7 +39,8 @@ from games import engine  # noqa: E402
 
 SEED = 0
 FIELD_SIZES = (10, 100, 200)
-PROBE = "probe"
+#: The probe of each field size joins last, so the field counts exactly that many players.
+PROBES = {size: f"probe-{size}" for size in FIELD_SIZES}
 #: A winning line of the day's deal (classic seed 0): every command of it is a move or a
 #: deal, so each one raises the probe's move count in the standings.
 WIN = json.loads(
@@ -74,7 +75,7 @@ def setup_players(database: str, count: int) -> dict[str, str]:
     DailyChallenge.objects.create(
         date=today, rules="classic", seed=SEED, created_at=dt.datetime.now(dt.UTC)
     )
-    names = [PROBE, *(f"racer{n:03d}" for n in range(1, count))]
+    names = [*PROBES.values(), *(f"racer{n:03d}" for n in range(1, count))]
     users = get_user_model().objects.bulk_create(
         get_user_model()(username=name, password="!") for name in names
     )
@@ -99,16 +100,17 @@ def recompute_seconds(rounds: int) -> float:
 
 
 def watcher(url: str, reports: Connection) -> None:
-    """Child process: report ``(probe's moves, time)`` whenever the probe's entry grows."""
-    best = -1
+    """Child process: report ``(probe, its moves, time)`` whenever a probe's entry grows."""
+    best: dict[str, int] = {}
     with connect(url, max_size=None) as ws:
-        reports.send(("ready", time.monotonic()))
+        reports.send(("ready", 0, time.monotonic()))
         while True:
             frame = json.loads(ws.recv())
             for entry in frame["results"]:
-                if entry["player"] == PROBE and entry["moves"] > best:
-                    best = entry["moves"]
-                    reports.send((best, time.monotonic()))
+                name, moves = entry["player"], entry["moves"]
+                if name.startswith("probe-") and moves > best.get(name, -1):
+                    best[name] = moves
+                    reports.send((name, moves, time.monotonic()))
 
 
 class Race:
@@ -132,7 +134,8 @@ class Race:
             assert response.status_code == 201, response.text
             self.clients[name] = client
             self.games[name] = response.json()["id"]
-            self.plans[name] = list(WIN) if name == PROBE else legal_commands(len(self.plans), 400)
+            probe = name.startswith("probe-")
+            self.plans[name] = list(WIN) if probe else legal_commands(len(self.plans), 400)
 
         with ThreadPoolExecutor(max_workers=16) as pool:
             list(pool.map(one, names))
@@ -146,7 +149,7 @@ class Race:
 
     def background(self, stop: threading.Event, rate: float) -> None:
         """The field plays at ``rate`` commands a second in all, spread over its players."""
-        racers = [name for name in self.clients if name != PROBE]
+        racers = [name for name in self.clients if not name.startswith("probe-")]
         with ThreadPoolExecutor(max_workers=8) as pool:
             turn = 0
             while not stop.is_set():
@@ -155,7 +158,7 @@ class Race:
                 stop.wait(1 / rate)
 
 
-def measure(race: Race, reports: Connection, probes: int, rate: float) -> list[float]:
+def measure(race: Race, probe: str, reports: Connection, probes: int, rate: float) -> list[float]:
     stop = threading.Event()
     field = threading.Thread(target=race.background, args=(stop, rate))
     field.start()
@@ -166,13 +169,13 @@ def measure(race: Race, reports: Connection, probes: int, rate: float) -> list[f
             while reports.poll():
                 reports.recv()
             sent = time.monotonic()
-            race.play(PROBE)
-            moves = len(WIN) - len(race.plans[PROBE])
+            race.play(probe)
+            moves = len(WIN) - len(race.plans[probe])
             while True:
                 if not reports.poll(30):
                     raise RuntimeError("the watcher saw no standings with the probe's move")
-                seen, at = reports.recv()
-                if seen >= moves:
+                name, seen, at = reports.recv()
+                if name == probe and seen >= moves:
                     delays.append(at - sent)
                     break
     finally:
@@ -185,8 +188,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer probes (smoke run)")
     args = parser.parse_args()
-    # Three field sizes share the probe's winning line: at most 16 probes each.
-    probes, rate = (8, 20.0) if args.quick else (16, 25.0)
+    # A probe plays the day's winning line: 49 commands before its last, winning move.
+    probes, rate = (12, 20.0) if args.quick else (45, 25.0)
     database = fresh_database("scorpion_bench_daily")
     try:
         tokens = setup_players(database, max(FIELD_SIZES))
@@ -201,11 +204,15 @@ def main() -> None:
             child.start()
             receiving.recv()
             rows = []
-            names = list(tokens)
+            racers = [name for name in tokens if not name.startswith("probe-")]
             for size in FIELD_SIZES:
-                joined = len(race.clients)
-                race.join(names[joined:size])
-                delays = measure(race, receiving, probes, rate)
+                # The field grows to size - 1 racers (earlier probes count), then its probe.
+                newcomers = racers[: size - 1 - len(race.clients)]
+                racers = racers[len(newcomers) :]
+                race.join(newcomers)
+                race.join([PROBES[size]])
+                assert len(race.clients) == size
+                delays = measure(race, PROBES[size], receiving, probes, rate)
                 recompute = recompute_seconds(200)
                 rows.append((size, delays, recompute))
                 p50, p99 = percentile(delays, 0.5) * 1e3, percentile(delays, 0.99) * 1e3
