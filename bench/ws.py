@@ -44,6 +44,8 @@ from games import engine  # noqa: E402
 
 SEED = 7
 RULES = "wasp"
+#: Rounds played before the measured ones, and thrown away.
+WARM_UP = 3
 
 
 def legal_commands(count: int) -> list[dict[str, Any]]:
@@ -114,7 +116,7 @@ def measure(base: str, token: str, spectators: int, rounds: int) -> dict[str, li
 
         try:
             last_arrival("ready")
-            for index, command in enumerate(legal_commands(rounds)):
+            for index, command in enumerate(legal_commands(WARM_UP + rounds)):
                 # A command: acknowledged by its 201 (its event is published on commit).
                 sent = time.monotonic()
                 response = client.post(f"/api/v1/games/{game}/commands", json=command)
@@ -136,6 +138,8 @@ def measure(base: str, token: str, spectators: int, rounds: int) -> dict[str, li
                 arrived = last_arrival(key)
                 delays["baseline"].append(arrived - acknowledged)
                 delays["baseline_sent"].append(arrived - sent)
+            for samples in delays.values():
+                del samples[:WARM_UP]  # the first rounds warm caches and threads up
         finally:
             child.kill()
             child.join()
