@@ -29,15 +29,18 @@ def game_group(game_id: uuid.UUID | str) -> str:
 
 
 def after_commit(stream: streams.Stream, event: Event, *, owner: str) -> None:
-    """Once the surrounding transaction commits: cache ``stream`` and publish ``event``."""
-    # Serialised once here rather than once per spectator.
-    text = json.dumps(
-        feeds.event_frame(stream, event, stream.effects_of(event.seq), viewer=None, owner=owner)
-    )
+    """Once the surrounding transaction commits: cache ``stream`` and publish ``event``.
+
+    The frame is rendered after commit, not while the game's row is locked, and serialised
+    once here rather than once per spectator.
+    """
 
     def deliver() -> None:
         streams.remember(stream)
-        send(stream.game_id, {"type": "game.event", "seq": event.seq, "text": text})
+        frame = feeds.event_frame(
+            stream, event, stream.effects_of(event.seq), viewer=None, owner=owner
+        )
+        send(stream.game_id, {"type": "game.event", "seq": event.seq, "text": json.dumps(frame)})
 
     transaction.on_commit(deliver)
     if stream.challenge is not None:
