@@ -21,8 +21,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from games import dailies, feeds, publish, standings
+from games.dailies import challenges as dailies
+from games.dailies import standings
 from games.errors import DomainError
+from games.live import feeds, publish
 
 logger = logging.getLogger(__name__)
 

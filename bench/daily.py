@@ -69,7 +69,7 @@ def setup_players(database: str, count: int) -> dict[str, str]:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from games.models import DailyChallenge
+    from games.dailies.models import DailyChallenge
 
     today = dt.datetime.now(dt.UTC).date()
     DailyChallenge.objects.create(
@@ -87,7 +87,8 @@ def recompute_seconds(rounds: int) -> float:
     """Median time of the ranking query (the standings' recompute) for today's race."""
     from django.db import connection
 
-    from games import dailies, standings
+    from games.dailies import challenges as dailies
+    from games.dailies import standings
 
     day = dailies.today()
     samples = []

@@ -22,7 +22,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
 from api.consumers import GameConsumer  # noqa: E402
-from games.publish import game_group  # noqa: E402
+from games.live.publish import game_group  # noqa: E402
 
 
 class BenchGameConsumer(GameConsumer):

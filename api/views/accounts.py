@@ -11,8 +11,9 @@ from rest_framework.views import APIView
 from api import serializers
 from api.schema import errors
 from api.throttles import AnonThrottle, AuthThrottle
-from games import selectors, services
 from games.errors import PlayerNotFound
+from games.reads import selectors
+from games.writes import services
 
 
 class _CredentialsApi(APIView):

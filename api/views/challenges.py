@@ -12,7 +12,10 @@ from rest_framework.views import APIView
 
 from api import serializers
 from api.schema import errors
-from games import dailies, presenters, services, standings
+from games.dailies import challenges as dailies
+from games.dailies import standings
+from games.reads import presenters
+from games.writes import services
 
 _DATE = OpenApiParameter(
     "date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC day, YYYY-MM-DD"
@@ -28,7 +31,7 @@ class ChallengeTodayApi(APIView):
         responses={200: serializers.ChallengeOut, **errors()},
     )
     def get(self, request: Request) -> Response:
-        return Response(dailies.challenge_json(dailies.challenge_get(dailies.today())))
+        return Response(presenters.challenge_json(dailies.challenge_get(dailies.today())))
 
 
 class ChallengeGetApi(APIView):
@@ -40,7 +43,7 @@ class ChallengeGetApi(APIView):
         responses={200: serializers.ChallengeOut, **errors(404)},
     )
     def get(self, request: Request, date: str) -> Response:
-        return Response(dailies.challenge_json(dailies.challenge_get(dailies.parse_date(date))))
+        return Response(presenters.challenge_json(dailies.challenge_get(dailies.parse_date(date))))
 
 
 class ChallengeJoinApi(APIView):

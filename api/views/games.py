@@ -32,9 +32,11 @@ from rest_framework.views import APIView
 
 from api import messages, serializers
 from api.schema import errors
-from games import engine, presenters, selectors, services
+from games import engine
 from games.errors import GameNotFound
-from games.models import Game
+from games.reads import presenters, selectors
+from games.store.models import Game
+from games.writes import services
 
 #: Most events in one page of ``/events``.
 EVENTS_PAGE = 1000

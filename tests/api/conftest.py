@@ -20,7 +20,7 @@ from openapi_core import OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
 from rest_framework.authtoken.models import Token
 
-from games import streams
+from games.store import streams
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -5,7 +5,8 @@ import datetime as dt
 import pytest
 from rest_framework.authtoken.models import Token
 
-from games import clock, services
+from games import clock
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 
@@ -145,7 +146,7 @@ def test_player_record_counts_games_and_the_fastest_win(api, alice, sample_deal)
 
 def _win(stream, user, at):  # type: ignore[no-untyped-def]
     """Mark ``stream``'s game won at ``at`` (its projection only: the record reads it)."""
-    from games.models import Game
+    from games.store.models import Game
 
     Game.objects.filter(id=stream.game_id).update(status="won", finished_at=at)
 

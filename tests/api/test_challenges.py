@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from games import clock, dailies, engine
-from games.models import DailyChallenge
+from games import clock, engine
+from games.dailies import challenges as dailies
+from games.dailies.models import DailyChallenge
 
 pytestmark = pytest.mark.django_db
 

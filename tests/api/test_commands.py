@@ -4,8 +4,8 @@ import uuid
 
 import pytest
 
-from games import services
-from games.models import Event
+from games.store.models import Event
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

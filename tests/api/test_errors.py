@@ -9,7 +9,7 @@ from django.db import InterfaceError, OperationalError, connection
 from django.test import Client
 from psycopg_pool import PoolTimeout
 
-from games import services
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 import pytest
 
 from games import engine
-from games.models import Event, Game
+from games.store.models import Event, Game
 
 pytestmark = pytest.mark.django_db
 

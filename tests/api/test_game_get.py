@@ -4,7 +4,9 @@ import uuid
 
 import pytest
 
-from games import engine, services, streams
+from games import engine
+from games.store import streams
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from games import services
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

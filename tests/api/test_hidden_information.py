@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from games import engine, streams
-from games.models import Game
+from games import engine
+from games.store import streams
+from games.store.models import Game
 
 pytestmark = pytest.mark.django_db
 

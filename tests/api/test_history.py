@@ -2,8 +2,10 @@
 
 import pytest
 
-from games import engine, services, streams
-from games.models import Event
+from games import engine
+from games.store import streams
+from games.store.models import Event
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

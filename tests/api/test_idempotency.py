@@ -2,8 +2,8 @@
 
 import pytest
 
-from games import services
-from games.models import Event
+from games.store.models import Event
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

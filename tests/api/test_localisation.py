@@ -4,7 +4,8 @@ import pytest
 from django.utils import translation
 
 from api.messages import MESSAGES
-from games import engine, services
+from games import engine
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from games import clock, moderation
-from games.models import DailyChallenge
+from games import clock
+from games.dailies.models import DailyChallenge
+from games.writes import moderation
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,10 @@ board only)."""
 
 import pytest
 
-from games import engine, selectors, services, streams
+from games import engine
+from games.reads import selectors
+from games.store import streams
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,8 @@ import pytest
 from django.db import OperationalError, connection
 from openapi_core.exceptions import OpenAPIError
 
-from games import dailies, services
+from games.dailies import challenges as dailies
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

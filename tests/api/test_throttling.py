@@ -54,8 +54,8 @@ def test_registration_and_tokens_share_a_low_rate_per_address(api, alice, rates)
 
 
 def test_a_throttled_command_appends_nothing(as_alice, alice, rates):
-    from games import services
-    from games.models import Event
+    from games.store.models import Event
+    from games.writes import services
 
     game_id = services.game_create(owner=alice[0], seed=1).game_id
     rates(user="1/minute")

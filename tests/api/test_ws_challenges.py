@@ -12,7 +12,11 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from rest_framework.authtoken.models import Token
 
-from games import clock, dailies, services, standings, streams
+from games import clock
+from games.dailies import challenges as dailies
+from games.dailies import standings
+from games.store import streams
+from games.writes import services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

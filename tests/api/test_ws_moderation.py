@@ -10,7 +10,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import clock, moderation, services, streams
+from games import clock
+from games.store import streams
+from games.writes import moderation, services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

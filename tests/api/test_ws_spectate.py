@@ -17,7 +17,10 @@ from channels.testing import WebsocketCommunicator
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from games import engine, publish, services, streams
+from games import engine
+from games.live import publish
+from games.store import streams
+from games.writes import services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

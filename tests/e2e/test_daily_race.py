@@ -16,7 +16,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from games.models import DailyChallenge
+from games.dailies.models import DailyChallenge
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from django.core.management import call_command
 
-from games.models import DailyChallenge
+from games.dailies.models import DailyChallenge
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -23,7 +23,9 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect_sync
 
-from games import engine, publish, services
+from games import engine
+from games.live import publish
+from games.writes import services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

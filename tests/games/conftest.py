@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from games import streams
+from games.store import streams
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -15,8 +15,10 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from games import clock, moderation, services
-from games.models import DailyChallenge, Event, Game, ModerationAct, Player, Standing
+from games import clock
+from games.dailies.models import DailyChallenge, Standing
+from games.store.models import Event, Game, ModerationAct, Player
+from games.writes import moderation, services
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 from django.db import connections
 
-from games import services, streams
 from games.errors import VersionConflict
-from games.models import Event, Game
+from games.store import streams
+from games.store.models import Event, Game
+from games.writes import services
 
 THREADS = 12
 ATTEMPTS = 8

@@ -8,9 +8,14 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from games import clock, dailies, engine, selectors, services, standings
+from games import clock, engine
+from games.dailies import challenges as dailies
+from games.dailies import standings
+from games.dailies.models import DailyChallenge, Standing
 from games.errors import ChallengeClosed, ChallengeInProgress, ChallengeNotFound
-from games.models import DailyChallenge, Game, Player, Standing
+from games.reads import presenters, selectors
+from games.store.models import Game, Player
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +54,7 @@ def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
         assert dailies.challenge_get(DAY) == challenge
         with pytest.raises(ChallengeNotFound):
             dailies.challenge_get(DAY + dt.timedelta(days=1))
-        body = dailies.challenge_json(challenge)
+        body = presenters.challenge_json(challenge)
     assert body == {
         "date": "2026-11-30",
         "rules": "classic",
@@ -96,7 +101,7 @@ def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None: 
         assert game in selectors.game_list(viewer=None)
         with pytest.raises(ChallengeClosed):
             services.challenge_join(date=DAY, player=bob)
-        body = dailies.challenge_json(dailies.challenge_get(DAY))
+        body = presenters.challenge_json(dailies.challenge_get(DAY))
         assert body["status"] == "closed" and body["seed"] == dailies.secret_seed(DAY)
         today = dailies.challenge_get(dailies.today())
         assert today.date == DAY + dt.timedelta(days=1)

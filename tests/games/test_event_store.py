@@ -6,8 +6,8 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.utils import DatabaseError
 
-from games import services
-from games.models import Event
+from games.store.models import Event
+from games.writes import services
 
 
 @pytest.fixture

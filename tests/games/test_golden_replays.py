@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from games import engine, streams
+from games import engine
 from games.errors import StreamCorrupted
-from games.models import Event
+from games.store import streams
+from games.store.models import Event
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
 GOLDEN = [path for path in GOLDEN if path.stem != "classic_seed0_win"]

@@ -9,10 +9,15 @@ import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 
-from games import clock, moderation, selectors, services, standings, streams
+from games import clock
+from games.dailies import standings
+from games.dailies.models import DailyChallenge, Standing
 from games.errors import Banned, ModerationRefused, VersionConflict
-from games.models import DailyChallenge, Event, Game, ModerationAct, Player, Standing
-from games.projections import PROJECTED_FIELDS
+from games.reads import selectors
+from games.store import streams
+from games.store.models import Event, Game, ModerationAct, Player
+from games.store.summary import PROJECTED_FIELDS
+from games.writes import moderation, services
 
 pytestmark = pytest.mark.django_db
 

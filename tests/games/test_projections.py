@@ -6,9 +6,11 @@ import uuid
 import pytest
 from django.core.management import call_command
 
-from games import clock, services
-from games.models import Game, Standing
-from games.projections import PROJECTED_FIELDS
+from games import clock
+from games.dailies.models import Standing
+from games.store.models import Game
+from games.store.summary import PROJECTED_FIELDS
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from games import engine, services, streams
+from games import engine
 from games.errors import (
     BadDeal,
     GameNotFound,
@@ -14,7 +14,9 @@ from games.errors import (
     StaleCard,
     VersionConflict,
 )
-from games.models import Event, Game
+from games.store import streams
+from games.store.models import Event, Game
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

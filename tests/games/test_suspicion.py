@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from games import clock, services, streams, suspicion
-from games.models import DailyChallenge, Standing
+from games import clock
+from games.dailies import suspicion
+from games.dailies.models import DailyChallenge, Standing
+from games.store import streams
+from games.writes import services
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ moderation log alone."""
 
 from django.core.management.base import BaseCommand
 
-from games.projections import rebuild_games, rebuild_players
+from games.writes.projections import rebuild_games, rebuild_players
 
 
 class Command(BaseCommand):

@@ -11,14 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from games import clock, engine
+from games.dailies.models import DailyChallenge
 from games.errors import ChallengeNotFound
-from games.models import DailyChallenge, Standing
 
 RULES = "classic"
 _SEED_LABEL = "scorpion-daily-v1"
@@ -82,19 +81,3 @@ def is_open(date: dt.date | str | None) -> bool:
 
 def starts_at(date: dt.date) -> dt.datetime:
     return dt.datetime.combine(date, dt.time(0, 0), tzinfo=dt.UTC)
-
-
-def challenge_json(challenge: DailyChallenge) -> dict[str, Any]:
-    """The challenge as API.md shows it: the seed only once the day is over."""
-    from games.presenters import timestamp
-
-    open_now = is_open(challenge.date)
-    return {
-        "date": challenge.date.isoformat(),
-        "rules": challenge.rules,
-        "starts_at": timestamp(starts_at(challenge.date)),
-        "ends_at": timestamp(starts_at(challenge.date + dt.timedelta(days=1))),
-        "participants": Standing.objects.filter(challenge=challenge).count(),
-        "status": "open" if open_now else "closed",
-        "seed": None if open_now else challenge.seed,
-    }

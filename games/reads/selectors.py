@@ -16,10 +16,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet
 
-from games import dailies, engine, streams
+from games import engine
+from games.dailies import challenges as dailies
+from games.dailies.models import Standing
 from games.engine.hint import hint
 from games.errors import ChallengeInProgress, GameNotFound, PlayerNotFound, PrivateGame
-from games.models import Event, Game, Player, Standing
+from games.store import streams
+from games.store.models import Event, Game, Player
 
 
 def is_staff(viewer: Any) -> bool:

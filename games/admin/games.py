@@ -36,17 +36,15 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from games import dailies, engine, moderation, replay, streams, suspicion
+from games import engine
+from games.admin import replay
+from games.dailies import challenges as dailies
+from games.dailies import suspicion
+from games.dailies.models import DailyChallenge, Standing
 from games.errors import DomainError, ModerationRefused
-from games.models import (
-    DailyChallenge,
-    Event,
-    Game,
-    ModerationAct,
-    Player,
-    PlayerAccount,
-    Standing,
-)
+from games.store import streams
+from games.store.models import Event, Game, ModerationAct, Player, PlayerAccount
+from games.writes import moderation
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
 
-from games import streams, suspicion
-from games.models import Standing
+from games.dailies import suspicion
+from games.dailies.models import Standing
+from games.store import streams
 
 logger = logging.getLogger(__name__)
 

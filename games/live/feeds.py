@@ -10,8 +10,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from games import presenters, selectors, streams
-from games.models import Event, Game
+from games.reads import presenters, selectors
+from games.store import streams
+from games.store.models import Event, Game
 
 
 def open_game(game_id: uuid.UUID | str, viewer: Any) -> Game:

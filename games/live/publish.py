@@ -17,8 +17,10 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from games import feeds, standings, streams
-from games.models import Event
+from games.dailies import standings
+from games.live import feeds
+from games.store import streams
+from games.store.models import Event
 
 logger = logging.getLogger(__name__)
 

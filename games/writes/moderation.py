@@ -25,9 +25,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import clock, dailies, services, standings, streams
+from games import clock
+from games.dailies import challenges as dailies
+from games.dailies import standings
+from games.dailies.models import Standing
 from games.errors import ModerationRefused
-from games.models import Event, ModerationAct, Player, Standing
+from games.store import streams
+from games.store.models import Event, ModerationAct, Player
+from games.writes import services
 
 #: Longest reason a moderator may give.
 MAX_REASON = 1000

@@ -12,8 +12,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from games import engine, selectors, streams
-from games.models import Event, Game
+from games import engine
+from games.dailies import challenges
+from games.dailies.models import DailyChallenge, Standing
+from games.reads import selectors
+from games.store import streams
+from games.store.models import Event, Game
+from games.store.summary import game_fields
 
 
 def timestamp(value: dt.datetime | None) -> str | None:
@@ -74,8 +79,6 @@ def game_json(
 
 def stream_game(stream: streams.Stream) -> Game:
     """An unsaved ``Game`` holding the projection of ``stream`` (to render it)."""
-    from games.projections import game_fields
-
     return Game(id=stream.game_id, **game_fields(stream))
 
 
@@ -106,3 +109,17 @@ def event_json(
 def actor_name(event: Event) -> str | None:
     """The username of whoever caused ``event``."""
     return event.actor.get_username() if event.actor is not None else None
+
+
+def challenge_json(challenge: DailyChallenge) -> dict[str, Any]:
+    """The challenge as API.md shows it: the seed only once the day is over."""
+    open_now = challenges.is_open(challenge.date)
+    return {
+        "date": challenge.date.isoformat(),
+        "rules": challenge.rules,
+        "starts_at": timestamp(challenges.starts_at(challenge.date)),
+        "ends_at": timestamp(challenges.starts_at(challenge.date + dt.timedelta(days=1))),
+        "participants": Standing.objects.filter(challenge=challenge).count(),
+        "status": "open" if open_now else "closed",
+        "seed": None if open_now else challenge.seed,
+    }

@@ -24,7 +24,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
-from games import clock, dailies, engine, projections, publish, standings, streams
+from games import clock, engine
+from games.dailies import challenges as dailies
+from games.dailies import standings
 from games.errors import (
     BadDeal,
     Banned,
@@ -38,7 +40,10 @@ from games.errors import (
     UsernameTaken,
     VersionConflict,
 )
-from games.models import Event, Game, Player
+from games.live import publish
+from games.store import streams
+from games.store.models import Event, Game, Player
+from games.writes import projections
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from django.conf import settings
 from games import engine
 from games.engine import Effects, State
 from games.errors import StreamCorrupted
+from games.store.models import Event
 
 #: Moderation events live in a game's stream but do not touch the board.
 VOIDED = "result_voided"
@@ -262,8 +263,6 @@ def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
 
     Replays only what the cache lacks; ``version=None`` means "whatever is stored".
     """
-    from games.models import Event  # the models import this module's constants
-
     cached = cache.get(game_id)
     if cached is not None and cached.version == version:
         return cached
@@ -282,7 +281,5 @@ def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
 
 def at_version(game_id: uuid.UUID, version: int) -> Stream:
     """The stream as it was at ``version`` (a replay from the start, for history views)."""
-    from games.models import Event
-
     events = Event.objects.filter(game_id=game_id, seq__lte=version).order_by("seq")
     return fold(events.iterator())

@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from games import dailies, engine, presenters, streams
+from games import engine
+from games.dailies import challenges as dailies
 from games.engine.cards import SUITS
-from games.models import Event, Game
+from games.reads import presenters
+from games.store import streams
+from games.store.models import Event, Game
 
 _SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _RED = {"H", "D"}

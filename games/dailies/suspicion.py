@@ -20,8 +20,9 @@ from typing import Any
 
 from django.conf import settings
 
-from games import engine, streams
-from games.models import Standing
+from games import engine
+from games.dailies.models import Standing
+from games.store import streams
 
 
 def flags(stream: streams.Stream) -> dict[str, Any]:

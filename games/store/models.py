@@ -1,0 +1,205 @@
+"""The event store's tables.
+
+``Event`` is the only source of truth: one append-only table of every game's events, its
+immutability enforced by PostgreSQL triggers (see the ``0002`` migration). ``Game`` is a
+read model, a projection of a game's events kept up to date in the same transaction as each
+append and rebuildable from events alone (``manage.py rebuild_projections``). The moderation
+log (``ModerationAct``) is append-only too; ``Player.banned`` is its projection.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import models
+from django.db.models import Q
+
+
+class Event(models.Model):
+    """One immutable fact about one game.
+
+    ``seq`` numbers a game's events 1, 2, 3, … with no gaps; ``UNIQUE (game_id, seq)`` is
+    the optimistic-concurrency guard. ``data`` records intent (``moved {from, index, to}``);
+    effects are derived on replay. A retried command carries the same idempotency key and
+    request fingerprint, and ``UNIQUE (game_id, idempotency_key)`` makes it append nothing.
+    """
+
+    position = models.BigAutoField(primary_key=True)
+    game_id = models.UUIDField()
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField(default=dict)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
+    at = models.DateTimeField()
+    # NULL, not "", for "no key": the unique constraint must ignore keyless events.
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
+    #: SHA-256 of the command that carried ``idempotency_key``: a reused key must carry the
+    #: same command.
+    request_hash = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+
+    class Meta:
+        db_table = "games_event"
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game_id", "seq"], name="event_game_seq_unique"),
+            models.UniqueConstraint(
+                fields=["game_id", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="event_game_idempotency_key_unique",
+            ),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="event_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} #{self.seq} {self.type}"
+
+
+class Game(models.Model):
+    """The game summary: a projection of one game's events.
+
+    ``board`` is the player's view of the current position (face-down cards and the
+    reserve hidden; everything shown once the game is finished), so reading a game never
+    needs a replay and never holds a hidden card.
+    """
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        WON = "won"
+        LOST = "lost"
+        RESIGNED = "resigned"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games"
+    )
+    rules = models.CharField(max_length=32)
+    seed = models.BigIntegerField(null=True, blank=True)
+    public = models.BooleanField(default=True)
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices)
+    blocked = models.BooleanField(default=False)
+    score = models.IntegerField(default=0)
+    moves = models.PositiveIntegerField(default=0)
+    undos = models.PositiveIntegerField(default=0)
+    reserve = models.PositiveSmallIntegerField(default=0)
+    #: Suit letters of the removed runs, in order ("HS").
+    removed = models.CharField(max_length=16, blank=True, default="")
+    #: Face-down cards turned up in the current position.
+    revealed = models.PositiveSmallIntegerField(default=0)
+    board = models.JSONField(default=dict)
+    #: The daily challenge this game races in (its UTC date), if any.
+    challenge = models.DateField(null=True, blank=True)
+    #: A moderator voided this result (``result_voided`` is the stream's last word on it).
+    voided = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "games_game"
+        ordering = ["-created_at", "id"]
+        indexes = [
+            models.Index(fields=["owner", "-created_at"], name="game_owner_created"),
+            models.Index(fields=["public", "-created_at"], name="game_public_created"),
+            models.Index(fields=["challenge", "-created_at"], name="game_challenge_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rules} game {self.id} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        """Won, lost or resigned: no action is accepted any more."""
+        return self.status != self.Status.PLAYING
+
+
+class Player(models.Model):
+    """What the server keeps about a player beyond their account: moderation state."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="player"
+    )
+    #: A banned player's commands are refused and their games leave standings and lists.
+    #: Written only by ``player_ban`` / ``player_unban``: a projection of the moderation log.
+    banned = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "games_player"
+
+    def __str__(self) -> str:
+        return f"player {self.user_id}{' (banned)' if self.banned else ''}"
+
+
+class PlayerAccount(User):
+    """A user account seen as a player, for the moderators' admin pages (a proxy: no table
+    of its own; the moderation state lives in :class:`Player`)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "player"
+        verbose_name_plural = "players"
+
+
+class ModerationAct(models.Model):
+    """One act of a moderator, on the record for good: append-only like events (PostgreSQL
+    triggers refuse UPDATE, DELETE and TRUNCATE, see the ``0005`` migration).
+
+    ``Player.banned`` is a projection of the bans and unbans here; a void or restore is also
+    an event in the game's own stream (``seq`` names it).
+    """
+
+    class Act(models.TextChoices):
+        BAN = "ban"
+        UNBAN = "unban"
+        VOID = "void"
+        RESTORE = "restore"
+
+    id = models.BigAutoField(primary_key=True)
+    act = models.CharField(max_length=16, choices=Act.choices)
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    #: The banned or unbanned player, or the player whose result was voided or restored.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_acts"
+    )
+    #: The game whose result was voided or restored (no foreign key: ``Game`` rows are a
+    #: projection, rebuilt from events).
+    game_id = models.UUIDField(null=True, blank=True)
+    #: The ``result_voided`` / ``result_restored`` event in that game's stream.
+    seq = models.PositiveIntegerField(null=True, blank=True)
+    reason = models.TextField()
+    at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_moderation_log"
+        ordering = ["-id"]
+        verbose_name = "moderation act"
+        verbose_name_plural = "moderation log"
+        indexes = [
+            models.Index(fields=["player", "id"], name="moderation_player"),
+            models.Index(fields=["game_id"], name="moderation_game"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="moderation_reason_given"),
+            models.CheckConstraint(
+                condition=(
+                    Q(act__in=["ban", "unban"], game_id__isnull=True, seq__isnull=True)
+                    | Q(act__in=["void", "restore"], game_id__isnull=False, seq__isnull=False)
+                ),
+                name="moderation_target_fits_act",
+            ),
+        ]
+        permissions = [("moderate", "Can ban players and void results")]
+
+    def __str__(self) -> str:
+        target = f"game {self.game_id}" if self.game_id else f"player {self.player_id}"
+        return f"{self.act} {target} by {self.moderator_id}"
