@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import uuid
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
@@ -21,10 +22,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from games.dailies import challenges as dailies
-from games.dailies import standings
 from games.errors import DomainError
 from games.live import feeds, publish
+from games.reads import selectors, visibility
+from games.reads.visibility import Viewer
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +89,11 @@ class ClientFrames(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
 
 class GameConsumer(ClientFrames):
-    """Spectate one game."""
+    """Spectate one game. Published frames come rendered for each audience
+    (``visibility.Audience``); this consumer sends its viewer's."""
 
-    game: Any = None
+    game_id: uuid.UUID | None = None
+    viewer: Viewer = visibility.ANONYMOUS
     group: str | None = None
     last_sent = 0
 
@@ -104,19 +107,21 @@ class GameConsumer(ClientFrames):
         if after is False:
             await self.close(code=CLOSE_BAD_REQUEST)
             return
-        self.viewer = self.scope.get("user")
+        self.viewer = Viewer.of(self.scope.get("user"))
         try:
-            self.game = await database_sync_to_async(feeds.open_game)(
+            game, _ = await database_sync_to_async(feeds.open_game)(
                 self.scope["url_route"]["kwargs"]["game_id"], self.viewer
             )
         except DomainError as error:
             await self.close(code=close_code_for(error))
             return
-        if after is not None and after > self.game.version:
+        if after is not None and after > game.version:
             await self.send_json({"type": "error", "code": "bad_after"})
             await self.close(code=CLOSE_BAD_REQUEST)
             return
-        self.group = publish.game_group(self.game.id)
+        self.game_id = game.id
+        self.audience = visibility.audience(self.viewer)
+        self.group = publish.game_group(game.id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.keeper = asyncio.ensure_future(keep_membership(self))
         opening = await database_sync_to_async(self._opening_frames)(after)
@@ -124,15 +129,15 @@ class GameConsumer(ClientFrames):
             await self._send_frame(frame)
 
     def _opening_frames(self, after: int | None) -> list[dict[str, Any]]:
+        """Read after joining the group: the snapshot (now, or at ``after``) and the stored
+        events after ``after``."""
+        assert self.game_id is not None
+        seen = feeds.current(self.game_id, self.viewer)
         if after is None:
-            game = self.game
-            game.refresh_from_db()
-            frames = [feeds.snapshot(game, self.viewer)]
-            self.last_sent = game.version
-            return frames
-        version = feeds.current_version(self.game.id)
-        frames = [feeds.snapshot(self.game, self.viewer, version=after)]
-        frames += feeds.event_frames(self.game, self.viewer, after=after, upto=version)
+            self.last_sent = seen.game.version
+            return [feeds.snapshot(seen)]
+        frames = [feeds.snapshot(seen, version=after)]
+        frames += feeds.event_frames(seen, after=after, upto=seen.game.version)
         self.last_sent = after
         return frames
 
@@ -162,30 +167,24 @@ class GameConsumer(ClientFrames):
             return
         if seq > self.last_sent + 1:
             await self._catch_up(seq - 1)
-        if self.viewer is not None and getattr(self.viewer, "is_staff", False):
-            await self._send_frame(await database_sync_to_async(self._staff_frame)(seq))
-            return
         self.last_sent = seq
-        await self.send(text_data=message["text"])
-
-    def _staff_frame(self, seq: int) -> dict[str, Any]:
-        frames = feeds.event_frames(self.game, self.viewer, after=seq - 1, upto=seq)
-        return frames[0]
+        await self.send(text_data=message["texts"][self.audience])
 
     async def _catch_up(self, upto: int) -> None:
-        frames = await database_sync_to_async(feeds.event_frames)(
-            self.game, self.viewer, after=self.last_sent, upto=upto
-        )
+        frames = await database_sync_to_async(self._stored_frames)(upto)
         for frame in frames:
             await self._send_frame(frame)
 
+    def _stored_frames(self, upto: int) -> list[dict[str, Any]]:
+        assert self.game_id is not None
+        seen = feeds.current(self.game_id, self.viewer)
+        return feeds.event_frames(seen, after=self.last_sent, upto=min(upto, seen.game.version))
+
     async def on_ping(self) -> None:
         """A ping also closes any gap left by a dropped message (at-most-once layers)."""
-        if self.game is None:
+        if self.game_id is None:
             return
-        version = await database_sync_to_async(feeds.current_version)(self.game.id)
-        if version > self.last_sent:
-            await self._catch_up(version)
+        await self._catch_up(upto=2**31)
 
 
 class StandingsFeed:
@@ -228,7 +227,7 @@ class StandingsFeed:
     async def _fetch(self) -> None:
         while self.dirty and self.watchers:
             self.dirty = False
-            revision, text = await database_sync_to_async(standings.frame)(self.date)
+            revision, text = await database_sync_to_async(selectors.standings_frame)(self.date)
             for watcher in list(self.watchers):
                 await watcher.deliver(revision, text)
 
@@ -254,17 +253,16 @@ class ChallengeConsumer(ClientFrames):
         except DomainError as error:
             await self.close(code=close_code_for(error))
             return
-        self.group = standings.challenge_group(self.date)
+        self.group = publish.challenge_group(self.date)
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.keeper = asyncio.ensure_future(keep_membership(self))
         self.feed = StandingsFeed.of(self.date)
         self.feed.join(self)
-        revision, text = await database_sync_to_async(standings.frame)(self.date)
+        revision, text = await database_sync_to_async(selectors.standings_frame)(self.date)
         await self.deliver(revision, text)
 
     def _open(self) -> Any:
-        date = dailies.parse_date(self.scope["url_route"]["kwargs"]["date"])
-        return dailies.challenge_get(date).date
+        return selectors.challenge_get(self.scope["url_route"]["kwargs"]["date"]).date
 
     async def deliver(self, revision: int, text: str) -> None:
         """Send standings unless newer ones were sent already."""

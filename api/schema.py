@@ -1,10 +1,23 @@
-"""OpenAPI helpers shared by the views' ``@extend_schema`` declarations."""
+"""OpenAPI helpers: error responses, and serializers derived from the body shapes.
+
+The bodies the API sends are defined once, as ``TypedDict`` s in ``games.reads.shapes``.
+:func:`serializer_for` turns one into a DRF serializer class for drf-spectacular, named after
+it (``GameBody`` becomes the component ``Game``), with its descriptions and choices, so the
+document describes exactly what the presenters build. These serializers only describe:
+nothing renders through them.
+"""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse
+import functools
+import types
+import typing
+from typing import Any, NotRequired, Required, get_args, get_origin, get_type_hints
 
-from api.serializers import ErrorOut
+from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
+from rest_framework import serializers
+
+from games.reads.shapes import Choices, Doc, Format
 
 _MEANINGS = {
     400: "malformed request: code `invalid`, with `fields` {name: [messages]}",
@@ -13,10 +26,25 @@ _MEANINGS = {
     "`challenge_closed`, `banned`, `permission_denied`)",
     404: "no such resource (`not_found`)",
     409: "`version_conflict` or `stale_card`; `version` is the game's current version",
-    422: "a rule refused the action (a rejection code of RULES.md), or `idempotency_key_reused`",
+    422: "a rule refused the action (a rejection code of docs/rules.md), or "
+    "`idempotency_key_reused`",
     429: "throttled (`throttled`); see the `Retry-After` header",
     503: "the database is unavailable (`unavailable`); retry after `Retry-After` seconds",
 }
+
+
+@extend_schema_serializer(component_name="Error")
+class ErrorOut(serializers.Serializer[Any]):
+    """Every error: a stable ``code``, a localised ``detail``, and fields named by status."""
+
+    code = serializers.CharField()
+    detail = serializers.CharField()
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="400: messages by request field (non_field_errors for the whole body)",
+    )
+    version = serializers.IntegerField(required=False, help_text="409: the game's current version")
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
@@ -27,3 +55,71 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         status: OpenApiResponse(response=ErrorOut, description=_MEANINGS[status])
         for status in wanted
     }
+
+
+@functools.cache
+def serializer_for(shape: type, *, name: str | None = None) -> type[serializers.Serializer[Any]]:
+    """A serializer class describing the ``TypedDict`` ``shape`` (cached: one component per
+    shape). Its component is ``name``, by default the shape's name without ``Body``."""
+    component = name or shape.__name__.removesuffix("Body")
+    hints = get_type_hints(shape, include_extras=True)
+    required: frozenset[str] = getattr(shape, "__required_keys__", frozenset(hints))
+    attributes: dict[str, Any] = {
+        key: _field(hint, required=key in required) for key, hint in hints.items()
+    }
+    attributes.update(__doc__=shape.__doc__, __module__=__name__)
+    cls = type(f"{component}Out", (serializers.Serializer,), attributes)
+    described: type[serializers.Serializer[Any]] = extend_schema_serializer(
+        component_name=component
+    )(cls)
+    return described
+
+
+_BASIC: dict[type, type[serializers.Field[Any, Any, Any, Any]]] = {
+    str: serializers.CharField,
+    int: serializers.IntegerField,
+    float: serializers.FloatField,
+    bool: serializers.BooleanField,
+}
+_FORMATS: dict[str, type[serializers.Field[Any, Any, Any, Any]]] = {
+    "date-time": serializers.DateTimeField,
+    "date": serializers.DateField,
+    "uuid": serializers.UUIDField,
+}
+
+
+def _field(hint: Any, *, required: bool = True) -> serializers.Field[Any, Any, Any, Any]:
+    """The serializer field describing one key of a shape: its type, whether it may be
+    ``null``, and its ``Annotated`` description, choices and format."""
+    options: dict[str, Any] = {"required": required}
+    choices: Choices | None = None
+    fmt: Format | None = None
+    while True:
+        origin = get_origin(hint)
+        if origin in (Required, NotRequired):
+            (hint,) = get_args(hint)
+        elif origin is typing.Annotated:
+            hint, *extras = get_args(hint)
+            for extra in extras:
+                if isinstance(extra, Doc):
+                    options.setdefault("help_text", extra.text)  # the outermost wins
+                choices = extra if isinstance(extra, Choices) else choices
+                fmt = extra if isinstance(extra, Format) else fmt
+        elif origin in (typing.Union, types.UnionType):
+            present = [arg for arg in get_args(hint) if arg is not type(None)]
+            options["allow_null"] = len(present) < len(get_args(hint))
+            (hint,) = present
+        else:
+            break
+    if choices is not None:
+        return serializers.ChoiceField(choices=list(choices.values), **options)
+    if fmt is not None:
+        return _FORMATS[fmt.name](**options)
+    if origin is list:
+        (item,) = get_args(hint)
+        return serializers.ListField(child=_field(item), **options)
+    if origin is dict:
+        return serializers.DictField(**options)
+    if typing.is_typeddict(hint):
+        return serializer_for(hint)(**options)
+    return _BASIC[hint](**options)

@@ -2,8 +2,9 @@
 
 Inputs are strict JSON: integers are JSON integers (not ``true``, not ``"5"``), booleans are
 ``true``/``false``, and a key the operation does not know is refused, so a typo never
-passes silently. Output serializers describe the bodies that ``games.presenters`` builds;
-they exist for the OpenAPI document, and tests check real responses against it.
+passes silently. Output serializers describe the bodies that ``games.reads.presenters``
+builds, derived from their one definition in ``games.reads.shapes``
+(``api.schema.serializer_for``): they exist for the OpenAPI document.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from api import messages
+from api.schema import serializer_for
 from games import engine
+from games.reads import shapes
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
 MAX_COLUMNS = 16
@@ -132,30 +135,6 @@ class RegisterIn(CredentialsIn):
         except DjangoValidationError as error:
             raise serializers.ValidationError({"password": list(error.messages)}) from None
         return attrs
-
-
-@extend_schema_serializer(component_name="Registered")
-class RegisteredOut(serializers.Serializer):  # type: ignore[type-arg]
-    username = serializers.CharField()
-    token = serializers.CharField()
-
-
-@extend_schema_serializer(component_name="Token")
-class TokenOut(serializers.Serializer):  # type: ignore[type-arg]
-    token = serializers.CharField()
-
-
-@extend_schema_serializer(component_name="Player")
-class PlayerOut(serializers.Serializer):  # type: ignore[type-arg]
-    username = serializers.CharField()
-    played = serializers.IntegerField()
-    won = serializers.IntegerField()
-    win_rate = serializers.FloatField(help_text="won / played, 4 decimals; 0.0 with no games")
-    streak = serializers.IntegerField()
-    best_streak = serializers.IntegerField()
-    best_time_ms = serializers.IntegerField(
-        allow_null=True, help_text="fastest won game, from creation to the win"
-    )
 
 
 # --- games: input ----------------------------------------------------------------------------
@@ -292,205 +271,17 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
     return command, expected_version
 
 
-# --- games: output (the shapes of games.presenters) ------------------------------------------
+# --- output: described from the shapes the presenters build (api.schema) ---------------------
 
-
-class _Column(serializers.ListField):
-    child = serializers.CharField(allow_null=True)
-
-
-@extend_schema_serializer(component_name="Game")
-class GameOut(serializers.Serializer):  # type: ignore[type-arg]
-    id = serializers.UUIDField()
-    rules = serializers.ChoiceField(choices=list(engine.RULESETS))
-    seed = serializers.IntegerField(
-        allow_null=True,
-        help_text="null while playing (except for staff) and for games created from a deal",
-    )
-    owner = serializers.CharField()
-    public = serializers.BooleanField()
-    version = serializers.IntegerField(help_text="the seq of the game's last event")
-    status = serializers.ChoiceField(choices=list(engine.STATUSES))
-    blocked = serializers.BooleanField()
-    score = serializers.IntegerField()
-    moves = serializers.IntegerField(help_text="moves and deals ever applied")
-    undos = serializers.IntegerField()
-    reserve = serializers.IntegerField(help_text="cards still in the reserve")
-    removed = serializers.ListField(
-        child=serializers.CharField(), help_text="suits of removed sequences, in order"
-    )
-    columns = serializers.ListField(
-        child=_Column(), help_text="bottom to top; a face-down card is null"
-    )
-    cells = serializers.ListField(
-        child=serializers.CharField(allow_null=True),
-        required=False,
-        help_text="three_blind_mice only; an emptied cell is null",
-    )
-    reserve_cards = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="the reserve's cards: finished games, and staff",
-    )
-    challenge = serializers.CharField(allow_null=True)
-    created_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-
-
-class _Flipped(serializers.Serializer):  # type: ignore[type-arg]
-    column = serializers.IntegerField()
-    card = serializers.CharField()
-
-
-class _Removed(serializers.Serializer):  # type: ignore[type-arg]
-    column = serializers.IntegerField()
-    suit = serializers.CharField()
-
-
-@extend_schema_serializer(component_name="Effects")
-class EffectsOut(serializers.Serializer):  # type: ignore[type-arg]
-    points = serializers.IntegerField(help_text="the change of score")
-    flipped = _Flipped(many=True)
-    removed = _Removed(many=True)
-    undid = serializers.IntegerField(required=False, help_text="undone: the seq it undid")
-
-
-@extend_schema_serializer(component_name="Event")
-class EventOut(serializers.Serializer):  # type: ignore[type-arg]
-    seq = serializers.IntegerField()
-    type = serializers.ChoiceField(
-        choices=[
-            "created",
-            "moved",
-            "dealt",
-            "undone",
-            "restarted",
-            "resigned",
-            "result_voided",
-            "result_restored",
-        ]
-    )
-    data = serializers.DictField(
-        help_text="created: {rules, seed, deal, …} (seed and deal null until the game is "
-        "finished); moved: {from, index, to} or {cell, to}; moderation: {reason}"
-    )
-    by = serializers.CharField(allow_null=True)
-    at = serializers.DateTimeField()
-    effects = EffectsOut()
-
-
-@extend_schema_serializer(component_name="CommandResult")
-class CommandOut(serializers.Serializer):  # type: ignore[type-arg]
-    event = EventOut()
-    game = GameOut()
-
-
-@extend_schema_serializer(component_name="GamePage")
-class GamePageOut(serializers.Serializer):  # type: ignore[type-arg]
-    results = GameOut(many=True)
-    next = serializers.URLField(allow_null=True)
-
-
-@extend_schema_serializer(component_name="EventPage")
-class EventPageOut(serializers.Serializer):  # type: ignore[type-arg]
-    results = EventOut(many=True)
-    next = serializers.URLField(allow_null=True, help_text="more events follow from here")
-
-
-@extend_schema_serializer(component_name="Challenge")
-class ChallengeOut(serializers.Serializer):  # type: ignore[type-arg]
-    date = serializers.DateField()
-    rules = serializers.ChoiceField(choices=list(engine.RULESETS))
-    starts_at = serializers.DateTimeField()
-    ends_at = serializers.DateTimeField()
-    participants = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["open", "closed"])
-    seed = serializers.IntegerField(allow_null=True, help_text="null until the day ends")
-
-
-@extend_schema_serializer(component_name="Standing")
-class StandingOut(serializers.Serializer):  # type: ignore[type-arg]
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
-    status = serializers.ChoiceField(choices=list(engine.STATUSES))
-    moves = serializers.IntegerField()
-    score = serializers.IntegerField()
-    sequences = serializers.IntegerField()
-    revealed = serializers.IntegerField(help_text="face-down cards turned up")
-    elapsed_ms = serializers.IntegerField(help_text="from joining to the last event (the win)")
-
-
-@extend_schema_serializer(component_name="Standings")
-class StandingsOut(serializers.Serializer):  # type: ignore[type-arg]
-    results = StandingOut(many=True)
-
-
-@extend_schema_serializer(component_name="Action")
-class ActionOut(serializers.Serializer):  # type: ignore[type-arg]
-    """A legal action: ``{type: move, from, index, to, card}``, ``{type: move, cell, to,
-    card}`` or ``{type: deal}``."""
-
-    type = serializers.ChoiceField(choices=["move", "deal"])
-    from_ = serializers.IntegerField(required=False)
-    index = serializers.IntegerField(required=False)
-    cell = serializers.IntegerField(required=False)
-    to = serializers.IntegerField(required=False)
-    card = serializers.CharField(required=False)
-
-    def get_fields(self) -> dict[str, Any]:
-        return _renamed(super().get_fields(), from_="from")
-
-
-@extend_schema_serializer(component_name="Moves")
-class MovesOut(serializers.Serializer):  # type: ignore[type-arg]
-    moves = ActionOut(many=True)
-
-
-@extend_schema_serializer(component_name="Hint")
-class HintOut(serializers.Serializer):  # type: ignore[type-arg]
-    move = ActionOut(allow_null=True)
-
-
-class _LayoutColumn(serializers.Serializer):  # type: ignore[type-arg]
-    face_down = serializers.IntegerField()
-    face_up = serializers.IntegerField()
-
-
-@extend_schema_serializer(component_name="Ruleset")
-class RulesetOut(serializers.Serializer):  # type: ignore[type-arg]
-    name = serializers.CharField()
-    title = serializers.CharField()
-    decks = serializers.IntegerField()
-    columns = serializers.IntegerField()
-    layout = _LayoutColumn(many=True)
-    reserve = serializers.IntegerField()
-    reserve_to = serializers.ListField(child=serializers.IntegerField())
-    cells = serializers.IntegerField()
-    build = serializers.ChoiceField(choices=["same_suit", "any_suit"])
-    empty_column = serializers.ChoiceField(choices=["king", "any"])
-    whole_column_to_empty = serializers.BooleanField()
-    sequences = serializers.ChoiceField(choices=["destination", "all", "stay"])
-    sequences_to_win = serializers.IntegerField()
-    deal = serializers.ChoiceField(choices=["any_time", "when_stuck"])
-    undo_depth = serializers.IntegerField(allow_null=True, help_text="null: unlimited")
-    lose_when_blocked = serializers.BooleanField()
-
-
-@extend_schema_serializer(component_name="Rules")
-class RulesOut(serializers.Serializer):  # type: ignore[type-arg]
-    results = RulesetOut(many=True)
-    default = serializers.CharField()
-
-
-@extend_schema_serializer(component_name="Error")
-class ErrorOut(serializers.Serializer):  # type: ignore[type-arg]
-    """Every error: a stable ``code``, a localised ``detail``, and fields named by status."""
-
-    code = serializers.CharField()
-    detail = serializers.CharField()
-    fields = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        required=False,
-        help_text="400: messages by request field (non_field_errors for the whole body)",
-    )
-    version = serializers.IntegerField(required=False, help_text="409: the game's current version")
+GameOut = serializer_for(shapes.GameBody)
+GamePageOut = serializer_for(shapes.GamePageBody)
+EventPageOut = serializer_for(shapes.EventPageBody)
+CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")
+ChallengeOut = serializer_for(shapes.ChallengeBody)
+StandingsOut = serializer_for(shapes.StandingsBody)
+MovesOut = serializer_for(shapes.MovesBody)
+HintOut = serializer_for(shapes.HintBody)
+RulesOut = serializer_for(shapes.RulesBody)
+PlayerOut = serializer_for(shapes.PlayerBody)
+RegisteredOut = serializer_for(shapes.RegisteredBody)
+TokenOut = serializer_for(shapes.TokenBody)

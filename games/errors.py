@@ -91,6 +91,16 @@ class StreamCorrupted(Exception):
     """
 
 
+class MalformedEvent(StreamCorrupted):
+    """A stored event that is not one of ``games.store.events``: an unknown type or version,
+    or a payload its class does not write. Names the game and the ``seq``."""
+
+    def __init__(self, game_id: object, seq: int, detail: str) -> None:
+        super().__init__(f"game {game_id} #{seq}: {detail}")
+        self.game_id = game_id
+        self.seq = seq
+
+
 class PlayerNotFound(DomainError):
     status = 404
     code = "not_found"

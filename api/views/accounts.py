@@ -13,7 +13,7 @@ from api.schema import errors
 from api.throttles import AnonThrottle, AuthThrottle
 from games.errors import PlayerNotFound
 from games.reads import selectors
-from games.writes import services
+from games.writes import accounts
 
 
 class _CredentialsApi(APIView):
@@ -34,7 +34,7 @@ class AccountRegisterApi(_CredentialsApi):
     def post(self, request: Request) -> Response:
         data = serializers.RegisterIn(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = services.player_register(**data.validated_data)
+        user, token = accounts.player_register(**data.validated_data)
         return Response(
             {"username": user.get_username(), "token": token}, status=status.HTTP_201_CREATED
         )
@@ -52,7 +52,7 @@ class TokenCreateApi(_CredentialsApi):
     def post(self, request: Request) -> Response:
         data = serializers.CredentialsIn(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response({"token": services.player_token(**data.validated_data)})
+        return Response({"token": accounts.player_token(**data.validated_data)})
 
 
 class PlayerGetApi(APIView):

@@ -12,9 +12,8 @@ from rest_framework.views import APIView
 
 from api import serializers
 from api.schema import errors
-from games.dailies import challenges as dailies
-from games.dailies import standings
-from games.reads import presenters
+from games.reads import presenters, selectors, visibility
+from games.reads.visibility import Viewer
 from games.writes import services
 
 _DATE = OpenApiParameter(
@@ -31,7 +30,7 @@ class ChallengeTodayApi(APIView):
         responses={200: serializers.ChallengeOut, **errors()},
     )
     def get(self, request: Request) -> Response:
-        return Response(presenters.challenge_json(dailies.challenge_get(dailies.today())))
+        return Response(presenters.challenge_body(selectors.challenge_get("today")))
 
 
 class ChallengeGetApi(APIView):
@@ -43,7 +42,7 @@ class ChallengeGetApi(APIView):
         responses={200: serializers.ChallengeOut, **errors(404)},
     )
     def get(self, request: Request, date: str) -> Response:
-        return Response(presenters.challenge_json(dailies.challenge_get(dailies.parse_date(date))))
+        return Response(presenters.challenge_body(selectors.challenge_get(date)))
 
 
 class ChallengeJoinApi(APIView):
@@ -62,13 +61,10 @@ class ChallengeJoinApi(APIView):
         },
     )
     def post(self, request: Request, date: str) -> Response:
-        stream, made = services.challenge_join(date=dailies.parse_date(date), player=request.user)
-        body = presenters.game_for(
-            presenters.stream_game(stream),
-            request.user,
-            owner=request.user.get_username(),
-            stream=stream,
-        )
+        day = selectors.challenge_day(date)
+        written, made = services.challenge_join(date=day, player=request.user)
+        game = written.summary
+        body = presenters.game_body(game, visibility.sight(Viewer.of(request.user), game))
         return Response(body, status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
 
 
@@ -81,5 +77,5 @@ class ChallengeStandingsApi(APIView):
         responses={200: serializers.StandingsOut, **errors(404)},
     )
     def get(self, request: Request, date: str) -> Response:
-        challenge = dailies.challenge_get(dailies.parse_date(date))
-        return Response({"results": standings.results(challenge.date)})
+        challenge = selectors.challenge_get(date)
+        return Response({"results": selectors.challenge_standings(challenge.date)})

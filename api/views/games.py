@@ -1,9 +1,7 @@
 """Games: rulesets, creating and listing games, commands, and reading a game's history.
 
 Each view parses its input, calls one service or selector, and renders with
-``games.presenters``; visibility is ``selectors.game_get``'s, and what a viewer may see of a
-board is the presenters' (only staff, and everyone once a game is finished, see hidden
-cards).
+``games.reads.presenters`` what ``games.reads.visibility`` lets the caller see.
 """
 
 from __future__ import annotations
@@ -34,8 +32,9 @@ from api import messages, serializers
 from api.schema import errors
 from games import engine
 from games.errors import GameNotFound
-from games.reads import presenters, selectors
-from games.store.models import Game
+from games.reads import presenters, selectors, visibility
+from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody
+from games.reads.visibility import Viewer
 from games.writes import services
 
 #: Most events in one page of ``/events``.
@@ -45,15 +44,8 @@ _GAME_ID = OpenApiParameter("game_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 _TAGS = ["games"]
 
 
-def _list_item(game: Game, viewer: Any) -> dict[str, Any]:
-    """A game in a list: its summary as the projection holds it (no replay per item), so a
-    list shows hidden cards only where the projection already does (finished games)."""
-    reveal = selectors.may_reveal(game, viewer) and "reserve_cards" in game.board
-    return presenters.game_json(game, owner=game.owner.get_username(), reveal=reveal)
-
-
-def _etag(game: Game) -> str:
-    return f'"{game.version}"'
+def _etag(version: int) -> str:
+    return f'"{version}"'
 
 
 def _game_uuid(text: str) -> uuid.UUID:
@@ -74,12 +66,11 @@ class RulesListApi(APIView):
         responses={200: serializers.RulesOut, **errors()},
     )
     def get(self, request: Request) -> Response:
-        return Response(
-            {
-                "results": [rules.describe() for rules in engine.RULESETS.values()],
-                "default": engine.DEFAULT_RULES.name,
-            }
-        )
+        body: RulesBody = {
+            "results": [rules.describe() for rules in engine.RULESETS.values()],  # type: ignore[misc]
+            "default": engine.DEFAULT_RULES.name,
+        }
+        return Response(body)
 
 
 # --- the games collection --------------------------------------------------------------------
@@ -116,11 +107,10 @@ class GameCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
-        stream = services.game_create(owner=request.user, **data.validated_data)
-        game = presenters.stream_game(stream)
-        body = presenters.game_for(game, request.user, owner=request.user.get_username())
-        location = reverse("game-get", kwargs={"game_id": str(stream.game_id)})
-        headers = {"Location": location, "ETag": _etag(game)}
+        game = services.game_create(owner=request.user, **data.validated_data).summary
+        body = presenters.game_body(game, visibility.sight(Viewer.of(request.user), game))
+        location = reverse("game-get", kwargs={"game_id": str(game.id)})
+        headers = {"Location": location, "ETag": _etag(game.version)}
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
 
 
@@ -146,10 +136,13 @@ class GameListApi(APIView):
             for name, value in query.validated_data.items()
             if name in ("owner", "status", "rules")
         }
-        games = selectors.game_list(viewer=request.user, **filters)
+        viewer = Viewer.of(request.user)
+        rows = selectors.game_list(viewer=viewer, **filters)
         paginator = GamePagination()
-        page = paginator.paginate_queryset(games, request, view=self) or []
-        return paginator.get_paginated_response([_list_item(game, request.user) for game in page])
+        page = paginator.paginate_queryset(rows, request, view=self) or []
+        return paginator.get_paginated_response(
+            [presenters.game_body(*selectors.listed_game(row, viewer)) for row in page]
+        )
 
 
 # --- one game --------------------------------------------------------------------------------
@@ -168,13 +161,13 @@ class GameGetApi(APIView):
         },
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id=game_id, viewer=request.user)
-        etag = _etag(game)
+        seen = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
+        etag = _etag(seen.game.version)
         wanted = parse_etags(request.headers.get("If-None-Match", ""))
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         else:
-            response = Response(presenters.game_for(game, request.user), headers={"ETag": etag})
+            response = Response(presenters.game_body(*seen), headers={"ETag": etag})
         # Staff see more than others under the same ETag.
         patch_vary_headers(response, ["Authorization", "Cookie"])
         return response
@@ -217,17 +210,11 @@ class GameCommandApi(APIView):
             expected_version=expected_version,
             idempotency_key=key,
         )
-        stream, event = result.stream, result.event
-        player = request.user.get_username()
-        game = presenters.stream_game(stream)
-        body = {
-            "event": presenters.event_json(
-                event,
-                stream.effects_of(event.seq),
-                by=player,
-                reveal=selectors.may_reveal(game, request.user),
-            ),
-            "game": presenters.game_for(game, request.user, owner=player, stream=stream),
+        game, event = result.summary, result.event
+        sight = visibility.sight(Viewer.of(request.user), game)
+        body: CommandResultBody = {
+            "event": presenters.event_body(event, result.stream.effects_of(event.seq), sight),
+            "game": presenters.game_body(game, sight),
         }
         headers = {"Idempotent-Replayed": "true"} if result.repeated else None
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
@@ -253,26 +240,22 @@ class GameEventsApi(APIView):
     def get(self, request: Request, game_id: str) -> Response:
         query = serializers.EventListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        game, sight = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
         events, more = selectors.game_events(
             game=game, after=query.validated_data["after"], limit=EVENTS_PAGE
         )
         stream = selectors.game_stream(game)
-        reveal = selectors.may_reveal(game, request.user)
-        results = [
-            presenters.event_json(
-                event,
-                stream.effects_of(event.seq),
-                by=presenters.actor_name(event),
-                reveal=reveal,
-            )
-            for event in events
-        ]
         after = events[-1].seq if events else None
-        next_url = (
-            replace_query_param(request.build_absolute_uri(), "after", after) if more else None
-        )
-        return Response({"results": results, "next": next_url})
+        body: EventPageBody = {
+            "results": [
+                presenters.event_body(event, stream.effects_of(event.seq), sight)
+                for event in events
+            ],
+            "next": (
+                replace_query_param(request.build_absolute_uri(), "after", after) if more else None
+            ),
+        }
+        return Response(body)
 
 
 class GameMovesApi(APIView):
@@ -284,7 +267,7 @@ class GameMovesApi(APIView):
         responses={200: serializers.MovesOut, **errors(403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        game, _ = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
         return Response({"moves": selectors.game_moves(game)})
 
 
@@ -297,7 +280,7 @@ class GameHintApi(APIView):
         responses={200: serializers.HintOut, **errors(403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id=game_id, viewer=request.user)
+        game, _ = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
         return Response({"move": selectors.game_hint(game)})
 
 
@@ -310,13 +293,8 @@ class GameStateApi(APIView):
         responses={200: serializers.GameOut, **errors(403, 404)},
     )
     def get(self, request: Request, game_id: str, version: int) -> Response:
-        game = selectors.game_get(game_id=game_id, viewer=request.user)
-        stream = selectors.game_at_version(game=game, version=version)
-        return Response(
-            presenters.game_json(
-                presenters.stream_game(stream),
-                owner=game.owner.get_username(),
-                reveal=selectors.may_reveal(game, request.user),
-                stream=stream,
-            )
+        game, sight = selectors.game_get(
+            game_id=game_id, viewer=Viewer.of(request.user), version=version
         )
+        then = selectors.game_at_version(game=game, version=version)
+        return Response(presenters.game_body(then, sight))

@@ -1,8 +1,9 @@
 """What the moderators' replay shows: a game's board at any version, and its event log.
 
-Staff may see every card, face-down ones included (they are marked, not hidden), except on
-a daily challenge that is still open: its deal is everyone's race, so the admin masks it
-like the API does for players until a moderator explicitly reveals it (``games.admin``).
+Cards are shown as the moderator's sight of the game allows (``games.reads.visibility``):
+staff see every card, face-down ones included (marked, not hidden), except on a daily
+challenge that is still open, whose deal is masked like it is for players until the
+moderator explicitly reveals it (``games.admin.games``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from games import engine
-from games.dailies import challenges as dailies
 from games.engine.cards import SUITS
-from games.reads import presenters
-from games.store import streams
-from games.store.models import Event, Game
+from games.reads import presenters, selectors
+from games.reads.visibility import Sight
+from games.store.models import Event
+from games.store.summary import GameSummary
 
 _SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _RED = {"H", "D"}
@@ -60,14 +61,10 @@ class Board:
     revealed: bool
 
 
-def is_secret(game: Game) -> bool:
-    """Whether ``game``'s hidden cards and seed are the secret of an open daily challenge."""
-    return game.challenge is not None and dailies.is_open(game.challenge)
-
-
-def board(state: engine.State, *, reveal: bool) -> Board:
-    """The board of ``state``: every card with ``reveal``, else face-down cards and the
-    reserve masked (still counted and marked face-down)."""
+def board(state: engine.State, sight: Sight) -> Board:
+    """The board of ``state``: every card if ``sight`` reveals them, else face-down cards and
+    the reserve masked (still counted and marked face-down)."""
+    reveal = sight.reveal
     columns = [
         [
             CardView(engine.card_code(card) if reveal or index >= down else None, index < down)
@@ -96,19 +93,15 @@ def board(state: engine.State, *, reveal: bool) -> Board:
     )
 
 
-def event_log(game: Game, *, reveal: bool) -> list[dict[str, Any]]:
-    """The game's events as API.md's Event (``by`` the actor's username; the ``created``
-    event's seed and deal only with ``reveal``), oldest first, at most
+def event_log(game: GameSummary, sight: Sight) -> list[dict[str, Any]]:
+    """The game's events as docs/api.md's Event, as ``sight`` allows, oldest first, at most
     :data:`EVENT_LOG_LIMIT`."""
-    stream = streams.load(game.id, game.version)
-    events = (
+    stream = selectors.game_stream(game)
+    rows = (
         Event.objects.filter(game_id=game.id, seq__lte=game.version)
         .select_related("actor")
         .order_by("seq")[:EVENT_LOG_LIMIT]
     )
     return [
-        presenters.event_json(
-            event, stream.effects_of(event.seq), by=presenters.actor_name(event), reveal=reveal
-        )
-        for event in events
+        dict(presenters.event_body(event, stream.effects_of(event.seq), sight)) for event in rows
     ]

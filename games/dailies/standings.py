@@ -4,27 +4,22 @@ ranked by PostgreSQL and pushed to the race's watchers after every change.
 Ranking (API.md): won games first, by least ``elapsed_ms`` then fewest moves; then the
 rest by most sequences, most revealed cards, highest score; ties by who joined first.
 Voided results and banned players are left out. The whole ranked list is built as JSON by
-one query. A change is announced to the race's watchers after commit; each server process
-then reads the standings once for all its watchers, with a ``revision`` (the sum of every
-entry's game version), so a watcher never swaps newer standings for older ones.
+one query, with a ``revision`` (the sum of every entry's game version) so that a watcher
+never swaps newer standings for older ones. Writers announce a change after commit
+(``games.live.publish``); each server process then reads the standings once for all its
+watchers.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import connection, transaction
+from django.db import connection
 
 from games.dailies import suspicion
 from games.dailies.models import Standing
 from games.store import streams
-
-logger = logging.getLogger(__name__)
 
 _RANKED = """
 SELECT COALESCE(SUM(s.version), 0) AS revision,
@@ -50,11 +45,6 @@ LEFT JOIN (
 ) r ON r.game_id = s.game_id
 WHERE s.challenge_id = %(day)s
 """
-
-
-def challenge_group(date: dt.date | str) -> str:
-    """The channel-layer group of a challenge's watchers."""
-    return f"challenge.{date}"
 
 
 def standing_fields(stream: streams.Stream) -> dict[str, Any]:
@@ -92,33 +82,3 @@ def ranked(date: dt.date | str) -> tuple[int, str]:
         cursor.execute(_RANKED, {"day": str(date)})
         revision, results = cursor.fetchone()
     return int(revision), results
-
-
-def frame(date: dt.date | str) -> tuple[int, str]:
-    """``(revision, the standings frame as JSON text)``."""
-    revision, results = ranked(date)
-    return revision, f'{{"type": "standings", "results": {results}}}'
-
-
-def results(date: dt.date | str) -> list[dict[str, Any]]:
-    """The ranked standings as a list (for the REST API)."""
-    entries: list[dict[str, Any]] = json.loads(ranked(date)[1])
-    return entries
-
-
-def push_after_commit(date: dt.date | str) -> None:
-    """After the surrounding transaction commits, tell the race's watchers that the
-    standings changed (they read them once per process: ``api.consumers.StandingsFeed``)."""
-    transaction.on_commit(lambda: announce(date))
-
-
-def announce(date: dt.date | str) -> None:
-    """Announce a change of the race's standings (a failure is logged: watchers catch up on
-    the next change or ping)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(challenge_group(date), {"type": "standings.changed"})
-    except Exception:
-        logger.exception("could not announce a change of the standings of %s", date)

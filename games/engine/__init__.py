@@ -14,10 +14,7 @@ from .actions import (
     Restart,
     Undo,
     action_from_command,
-    action_from_event,
     action_to_command,
-    event_data,
-    event_type,
 )
 from .cards import Card, CardError, card_code, new_deck, parse_card, parse_cards
 from .deals import MAX_SEED, DealError, check_deal, seeded_deal, shuffle
@@ -57,15 +54,12 @@ __all__ = [
     "State",
     "Undo",
     "action_from_command",
-    "action_from_event",
     "action_to_command",
     "apply",
     "can_deal",
     "card_code",
     "check_deal",
     "describe_action",
-    "event_data",
-    "event_type",
     "is_blocked",
     "legal_actions",
     "legal_line",

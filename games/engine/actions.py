@@ -1,4 +1,6 @@
-"""Actions are small value objects; events record them as plain data.
+"""Actions are small value objects, and commands their plain-data notation.
+
+(Events record actions too; their vocabulary is the server's, in ``games.store.events``.)
 
 Columns and cells are numbered from 1, as in RULES.md and the API; ``index`` is the
 0-based position in a column, bottom card first.
@@ -50,54 +52,12 @@ class Resign:
 
 Action = Move | CellMove | Deal | Undo | Restart | Resign
 
-#: The event type that records each kind of action.
-EVENT_TYPES: dict[type[Action], str] = {
-    Move: "moved",
-    CellMove: "moved",
-    Deal: "dealt",
-    Undo: "undone",
-    Restart: "restarted",
-    Resign: "resigned",
-}
-
 _COMMANDS: dict[str, Deal | Undo | Restart | Resign] = {
     "deal": Deal(),
     "undo": Undo(),
     "restart": Restart(),
     "resign": Resign(),
 }
-_BY_EVENT: dict[str, Deal | Undo | Restart | Resign] = {
-    "dealt": Deal(),
-    "undone": Undo(),
-    "restarted": Restart(),
-    "resigned": Resign(),
-}
-
-
-def event_type(action: Action) -> str:
-    """The type of the event that records ``action``."""
-    return EVENT_TYPES[type(action)]
-
-
-def event_data(action: Action) -> dict[str, int]:
-    """The data of the event that records ``action`` (intent only, no effects)."""
-    if isinstance(action, Move):
-        return {"from": action.source, "index": action.index, "to": action.to}
-    if isinstance(action, CellMove):
-        return {"cell": action.cell, "to": action.to}
-    return {}
-
-
-def action_from_event(kind: str, data: Mapping[str, Any]) -> Action:
-    """The action an event of type ``kind`` with ``data`` recorded."""
-    if kind == "moved":
-        if "cell" in data:
-            return CellMove(cell=int(data["cell"]), to=int(data["to"]))
-        return Move(source=int(data["from"]), index=int(data["index"]), to=int(data["to"]))
-    try:
-        return _BY_EVENT[kind]
-    except KeyError:
-        raise ValueError(f"{kind!r} is not an engine event") from None
 
 
 def action_from_command(command: Mapping[str, Any]) -> Action:

@@ -1,13 +1,16 @@
-"""Publishing appended events to live viewers: the one place, run after commit.
+"""Publishing to live viewers: the one place, run after commit (docs/architecture.md#live).
 
-Each game has a channel-layer group; a message carries the event's ``seq`` and its frame
-(the event and the game after it, rendered for the public: what any spectator of the game
-may see) as JSON text. Channel layers deliver at
-most once: consumers fill gaps from the event store, so a failed publish loses nothing.
+Each game has a channel-layer group; each daily challenge's race another. A game's message
+carries the event's ``seq`` and its frame rendered once per audience (``visibility.Audience``:
+readers, staff), as JSON text, so that no spectator's frame is rendered more than once per
+event. A race's message only says that its standings changed: each server process reads
+them once for all its watchers. Channel layers deliver at most once: consumers fill gaps
+from the event store, so a failed publish loses nothing.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import uuid
@@ -17,10 +20,11 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from games.dailies import standings
 from games.live import feeds
+from games.reads import visibility
 from games.store import streams
 from games.store.models import Event
+from games.store.summary import GameSummary
 
 logger = logging.getLogger(__name__)
 
@@ -30,32 +34,46 @@ def game_group(game_id: uuid.UUID | str) -> str:
     return f"game.{game_id}"
 
 
-def after_commit(stream: streams.Stream, event: Event, *, owner: str) -> None:
-    """Once the surrounding transaction commits: cache ``stream`` and publish ``event``.
+def challenge_group(date: dt.date | str) -> str:
+    """The channel-layer group of a daily challenge's watchers."""
+    return f"challenge.{date}"
 
-    The frame is rendered after commit, not while the game's row is locked, and serialised
-    once here rather than once per spectator.
+
+def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> None:
+    """Once the surrounding transaction commits: cache ``stream`` and publish ``event`` with
+    ``game`` (the summary after it) to the game's spectators; announce a change of its
+    race's standings. Frames are rendered after commit, not while the game's row is locked.
     """
 
     def deliver() -> None:
         streams.remember(stream)
-        frame = feeds.event_frame(
-            stream, event, stream.effects_of(event.seq), viewer=None, owner=owner
-        )
-        send(stream.game_id, {"type": "game.event", "seq": event.seq, "text": json.dumps(frame)})
+        effects = stream.effects_of(event.seq)
+        texts = {
+            audience.value: json.dumps(
+                feeds.event_frame(game, event, effects, visibility.audience_sight(audience, game))
+            )
+            for audience in visibility.Audience
+        }
+        _send(game_group(game.id), {"type": "game.event", "seq": event.seq, "texts": texts})
 
     transaction.on_commit(deliver)
-    if stream.challenge is not None:
-        standings.push_after_commit(stream.challenge)
+    if game.challenge is not None:
+        standings_after_commit(game.challenge)
 
 
-def send(game_id: uuid.UUID, message: dict[str, Any]) -> None:
-    """Send ``message`` to the game's group; a channel-layer failure is logged, not raised
-    (the event is committed and viewers recover it from the store)."""
+def standings_after_commit(date: dt.date | str) -> None:
+    """After the surrounding transaction commits, tell the race's watchers that its
+    standings changed."""
+    transaction.on_commit(lambda: _send(challenge_group(date), {"type": "standings.changed"}))
+
+
+def _send(group: str, message: dict[str, Any]) -> None:
+    """Send ``message`` to ``group``; a channel-layer failure is logged, not raised (what
+    it announced is committed, and viewers recover it from the store)."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(game_group(game_id), message)
+        async_to_sync(layer.group_send)(group, message)
     except Exception:
-        logger.exception("could not publish event #%s of game %s", message.get("seq"), game_id)
+        logger.exception("could not publish %s to %s", message.get("type"), group)

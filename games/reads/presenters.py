@@ -1,24 +1,24 @@
-"""The public JSON shapes of API.md (Game, Event), built from read models and events.
+"""The public JSON bodies (``games.reads.shapes``), rendered from summaries and events.
 
-What a reader may see is decided by ``selectors.may_reveal`` and applied here only: while
-a game's hidden information is protected, its seed, its deal, face-down cards and the
-reserve stay on the server (the projection's board is already the player's view); once it
-may be revealed, every card is shown, read from the stream when the projection holds only
-the masked board.
+Every function that can show hidden information takes the :class:`~games.reads.visibility.Sight`
+that ``visibility.sight`` decided for the viewer, and shows exactly what it allows: hidden
+cards, the reserve's cards, the seed and the deal only with ``sight.reveal``. Nothing here
+decides who may see what.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, cast
 
-from games import engine
 from games.dailies import challenges
 from games.dailies.models import DailyChallenge, Standing
-from games.reads import selectors
-from games.store import streams
-from games.store.models import Event, Game
-from games.store.summary import game_fields
+from games.reads import visibility
+from games.reads.shapes import ChallengeBody, EffectsBody, EventBody, GameBody
+from games.reads.visibility import Sight
+from games.store import events, streams
+from games.store.models import Event
+from games.store.summary import GameSummary
 
 
 def timestamp(value: dt.datetime | None) -> str | None:
@@ -28,34 +28,21 @@ def timestamp(value: dt.datetime | None) -> str | None:
     return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def game_for(
-    game: Game, viewer: Any, *, owner: str | None = None, stream: streams.Stream | None = None
-) -> dict[str, Any]:
-    """The Game of API.md as ``viewer`` may see it. ``stream``, when at hand, saves a load
-    if every card is to be shown."""
-    return game_json(
-        game,
-        owner=owner if owner is not None else game.owner.get_username(),
-        reveal=selectors.may_reveal(game, viewer),
-        stream=stream,
-    )
-
-
-def game_json(
-    game: Game, *, owner: str, reveal: bool = False, stream: streams.Stream | None = None
-) -> dict[str, Any]:
-    """The Game of API.md; ``reveal`` shows the seed and every card (decided by
-    ``selectors.may_reveal``, never by the caller's wish)."""
-    board: dict[str, Any] = game.board
-    if reveal and "reserve_cards" not in board:
-        if stream is None:
-            stream = streams.load(game.id, game.version)
-        board = engine.player_view(stream.state, reveal=True)
-    body: dict[str, Any] = {
+def game_body(game: GameSummary, sight: Sight) -> GameBody:
+    """The Game of docs/api.md#game, as ``sight`` allows."""
+    board = game.board
+    if sight.reveal:
+        columns: list[list[str | None]] = [list(cards) for cards in board.columns]
+    else:
+        columns = [
+            [None] * down + list(cards[down:])
+            for cards, down in zip(board.columns, board.down, strict=True)
+        ]
+    body: GameBody = {
         "id": str(game.id),
         "rules": game.rules,
-        "seed": game.seed if reveal else None,
-        "owner": owner,
+        "seed": game.seed if sight.reveal else None,
+        "owner": game.owner,
         "public": game.public,
         "version": game.version,
         "status": game.status,
@@ -65,61 +52,66 @@ def game_json(
         "undos": game.undos,
         "reserve": game.reserve,
         "removed": list(game.removed),
-        "columns": board["columns"],
+        "columns": columns,
+        "challenge": None if game.challenge is None else game.challenge.isoformat(),
+        "created_at": timestamp(game.created_at) or "",
+        "finished_at": timestamp(game.finished_at),
     }
-    if "cells" in board:
-        body["cells"] = board["cells"]
-    if reveal:
-        body["reserve_cards"] = board["reserve_cards"]
-    body["challenge"] = str(game.challenge) if game.challenge is not None else None
-    body["created_at"] = timestamp(game.created_at)
-    body["finished_at"] = timestamp(game.finished_at)
+    if board.cells is not None:
+        body["cells"] = list(board.cells)
+    if sight.reveal:
+        body["reserve_cards"] = list(board.reserve)
     return body
 
 
-def stream_game(stream: streams.Stream) -> Game:
-    """An unsaved ``Game`` holding the projection of ``stream`` (to render it)."""
-    return Game(id=stream.game_id, **game_fields(stream))
+def player_view(game: GameSummary) -> dict[str, Any]:
+    """What the owner of a game in play sees of it, as the engine's views are shaped: what
+    hints are computed from, whoever asks, so that no hidden card can sway them."""
+    body = game_body(game, visibility.MASKED)
+    view: dict[str, Any] = {
+        "status": body["status"],
+        "columns": body["columns"],
+        "reserve": body["reserve"],
+        "removed": body["removed"],
+    }
+    if "cells" in body:
+        view["cells"] = body["cells"]
+    return view
 
 
-def event_json(
-    event: Event, effects: dict[str, Any], *, by: str | None, reveal: bool
-) -> dict[str, Any]:
-    """The Event of API.md. ``created`` shows its seed and deal only with ``reveal``."""
-    data = event.data
-    if event.type == streams.CREATED:
-        data = {
-            "rules": data["rules"],
-            "seed": data.get("seed") if reveal else None,
-            "deal": data.get("deal") if reveal else None,
-            "public": data.get("public", True),
-            "challenge": data.get("challenge"),
-            "engine": data.get("engine"),
-        }
+def event_body(event: Event, effects: dict[str, Any], sight: Sight) -> EventBody:
+    """The Event of docs/api.md#event (``event`` read with its actor), with the ``effects``
+    its replay derived; a ``created`` event shows its seed and deal only with
+    ``sight.reveal``."""
     return {
         "seq": event.seq,
         "type": event.type,
-        "data": data,
-        "by": by,
-        "at": timestamp(event.at),
-        "effects": effects,
+        "data": event_data(event, sight),
+        "by": event.actor.get_username() if event.actor is not None else None,
+        "at": timestamp(event.at) or "",
+        "effects": cast(EffectsBody, effects),
     }
 
 
-def actor_name(event: Event) -> str | None:
-    """The username of whoever caused ``event``."""
-    return event.actor.get_username() if event.actor is not None else None
+def event_data(event: Event, sight: Sight) -> dict[str, Any]:
+    """The ``data`` of a stored event as ``sight`` allows: a ``created`` event's seed and
+    deal only with ``sight.reveal``."""
+    fact = streams.decoded(event)
+    data = fact.to_json()
+    if isinstance(fact, events.Created) and not sight.reveal:
+        data["seed"] = None
+        data["deal"] = None
+    return data
 
 
-def challenge_json(challenge: DailyChallenge) -> dict[str, Any]:
-    """The challenge as API.md shows it: the seed only once the day is over."""
-    open_now = challenges.is_open(challenge.date)
+def challenge_body(challenge: DailyChallenge) -> ChallengeBody:
+    """A day's race: its seed only once the day is over."""
     return {
         "date": challenge.date.isoformat(),
         "rules": challenge.rules,
-        "starts_at": timestamp(challenges.starts_at(challenge.date)),
-        "ends_at": timestamp(challenges.starts_at(challenge.date + dt.timedelta(days=1))),
+        "starts_at": timestamp(challenges.starts_at(challenge.date)) or "",
+        "ends_at": timestamp(challenges.starts_at(challenge.date + dt.timedelta(days=1))) or "",
         "participants": Standing.objects.filter(challenge=challenge).count(),
-        "status": "open" if open_now else "closed",
-        "seed": None if open_now else challenge.seed,
+        "status": "open" if challenges.is_open(challenge.date) else "closed",
+        "seed": visibility.challenge_seed(challenge),
     }

@@ -1,92 +1,62 @@
-"""Reads: who may see which game, and the queries the API and live views share.
+"""Reads: the queries behind every REST read and live feed, each through visibility.
 
-Visibility is decided here once. A public game is readable by anyone, a private one by its
-owner, everything by staff. A daily challenge's game is its player's alone while the day
-runs (everyone plays the same deal), and everyone's once the day is over. What a reader
-sees of a board is :func:`may_reveal`'s: hidden cards and the seed only for staff, for a
-finished game, and for any game of a daily challenge that has ended.
+A game is read as its summary (``games.store.summary``), never replayed, and comes with
+the :class:`~games.reads.visibility.Sight` its viewer has of it, so that whoever renders it
+shows exactly what ``visibility.sight`` decided.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
-from typing import Any
+from typing import NamedTuple, cast
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet
+from django.db.models import Count, F, Min, Q, QuerySet
 
 from games import engine
-from games.dailies import challenges as dailies
-from games.dailies.models import Standing
+from games.dailies import challenges, standings
+from games.dailies.models import DailyChallenge, Standing
 from games.engine.hint import hint
-from games.errors import ChallengeInProgress, GameNotFound, PlayerNotFound, PrivateGame
+from games.errors import GameNotFound, PlayerNotFound
+from games.reads import presenters, visibility
+from games.reads.shapes import ActionBody, PlayerBody, StandingBody
+from games.reads.visibility import Sight, Viewer
 from games.store import streams
-from games.store.models import Event, Game, Player
+from games.store.models import Event, Game
+from games.store.summary import GameSummary
 
 
-def is_staff(viewer: Any) -> bool:
-    """Whether ``viewer`` (a user, possibly anonymous or ``None``) is staff."""
-    return bool(viewer is not None and getattr(viewer, "is_staff", False))
+class Seen(NamedTuple):
+    """A game and what its viewer may see of it."""
+
+    game: GameSummary
+    sight: Sight
 
 
-def is_owner(game: Game, viewer: Any) -> bool:
-    """Whether ``viewer`` is signed in and owns ``game``."""
-    return bool(viewer is not None and viewer.is_authenticated and game.owner_id == viewer.pk)
-
-
-def check_read(game: Game, viewer: Any) -> None:
-    """Raise unless ``viewer`` may read ``game`` (and spectate it)."""
-    if is_staff(viewer) or is_owner(game, viewer):
-        return
-    if game.challenge is not None:
-        if dailies.is_open(game.challenge):
-            raise ChallengeInProgress()
-        return
-    if not game.public:
-        raise PrivateGame()
-
-
-def may_reveal(game: Game, viewer: Any) -> bool:
-    """Whether ``viewer`` may see ``game``'s hidden cards, seed and deal."""
-    if is_staff(viewer):
-        return True
-    if game.challenge is not None:
-        return not dailies.is_open(game.challenge)
-    return game.finished
-
-
-def game_get(*, game_id: uuid.UUID | str, viewer: Any) -> Game:
-    """The game if ``viewer`` may read it: :class:`GameNotFound`, :class:`PrivateGame` or
-    :class:`ChallengeInProgress` otherwise."""
+def game_get(*, game_id: uuid.UUID | str, viewer: Viewer, version: int | None = None) -> Seen:
+    """The game if ``viewer`` may read it (at ``version``, when given): the refusal of
+    :func:`visibility.sight` otherwise, or :class:`GameNotFound`."""
     try:
         key = game_id if isinstance(game_id, uuid.UUID) else uuid.UUID(str(game_id))
-        game = Game.objects.select_related("owner").get(id=key)
+        row = Game.objects.select_related("owner").get(id=key)
     except (Game.DoesNotExist, ValueError):
         raise GameNotFound() from None
-    check_read(game, viewer)
-    return game
+    game = GameSummary.from_row(row)
+    return Seen(game, visibility.sight(viewer, game, version=version).check())
 
 
 def game_list(
     *,
-    viewer: Any,
+    viewer: Viewer,
     owner: str | None = None,
     status: str | None = None,
     rules: str | None = None,
 ) -> QuerySet[Game]:
-    """Games ``viewer`` may read (public ones, their own, and those of daily challenges that
-    have ended), newest first, filtered. A banned player's games are listed only to staff
-    and to that player (they stay readable one by one)."""
-    games = Game.objects.select_related("owner")
-    if not is_staff(viewer):
-        today = dailies.today()
-        visible = (Q(public=True) & Q(challenge__isnull=True)) | Q(challenge__lt=today)
-        shown = ~Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True))
-        if viewer is not None and viewer.is_authenticated:
-            visible |= Q(owner_id=viewer.pk)
-            shown |= Q(owner_id=viewer.pk)
-        games = games.filter(visible & shown)
+    """The rows of the games ``viewer`` finds in lists (``visibility.listed``), newest
+    first, filtered; turn each into a summary with :func:`listed_game`."""
+    games = Game.objects.select_related("owner").filter(visibility.listed(viewer))
     if owner:
         games = games.filter(owner__username=owner)
     if status:
@@ -96,63 +66,90 @@ def game_list(
     return games.order_by("-created_at", "id")
 
 
-def game_stream(game: Game) -> streams.Stream:
-    """The stream behind ``game``'s projection (cached; replays only what is missing)."""
+def listed_game(row: Game, viewer: Viewer) -> Seen:
+    """A row of :func:`game_list` as its viewer sees it."""
+    game = GameSummary.from_row(row)
+    return Seen(game, visibility.sight(viewer, game).check())
+
+
+def game_stream(game: GameSummary) -> streams.Stream:
+    """The stream behind ``game`` (cached; replays only what is missing)."""
     return streams.load(game.id, game.version)
 
 
-def game_events(*, game: Game, after: int, limit: int) -> tuple[list[Event], bool]:
-    """Up to ``limit`` events of ``game`` after ``seq`` ``after`` (its projection's version
-    at most), in ``seq`` order, with their actors; and whether more follow."""
-    events = list(
+def game_events(*, game: GameSummary, after: int, limit: int) -> tuple[list[Event], bool]:
+    """Up to ``limit`` events of ``game`` after ``seq`` ``after`` (its summary's version at
+    most), in ``seq`` order, with their actors; and whether more follow."""
+    rows = list(
         Event.objects.filter(game_id=game.id, seq__gt=after, seq__lte=game.version)
         .select_related("actor")
         .order_by("seq")[: limit + 1]
     )
-    return events[:limit], len(events) > limit
+    return rows[:limit], len(rows) > limit
 
 
-def game_moves(game: Game) -> list[dict[str, Any]]:
-    """Every legal action now, as API entries (moves name the face-up card they take)."""
+def game_moves(game: GameSummary) -> list[ActionBody]:
+    """Every legal action now, as API entries. Legal actions take face-up cards only, so
+    the cards they name are public."""
     state = game_stream(game).state
-    return [engine.describe_action(state, action) for action in engine.legal_actions(state)]
+    return [
+        cast(ActionBody, engine.describe_action(state, action))
+        for action in engine.legal_actions(state)
+    ]
 
 
-def game_hint(game: Game) -> dict[str, Any] | None:
-    """The recommended action as an API entry, or ``None``.
-
-    Computed from the projection's public board only (never the replayed state), so no
-    hidden card can sway it.
-    """
-    board = game.board
-    view: dict[str, Any] = {
-        "status": game.status,
-        "columns": board["columns"],
-        "reserve": game.reserve,
-        "removed": game.removed,
-    }
-    if "cells" in board:
-        view["cells"] = board["cells"]
+def game_hint(game: GameSummary) -> ActionBody | None:
+    """The recommended action, or ``None``: computed from the player's view only
+    (``presenters.player_view``), so no hidden card can sway it, whoever asks."""
+    view = presenters.player_view(game)
     action = hint(engine.RULESETS[game.rules], view)
     if isinstance(action, engine.Move):
-        card = board["columns"][action.source - 1][action.index]
-        return {**engine.action_to_command(action), "card": card}
+        card = view["columns"][action.source - 1][action.index]
+        return {
+            "type": "move",
+            "from": action.source,
+            "index": action.index,
+            "to": action.to,
+            "card": card,
+        }
     if isinstance(action, engine.CellMove):
-        return {**engine.action_to_command(action), "card": board["cells"][action.cell - 1]}
+        card = view["cells"][action.cell - 1]
+        return {"type": "move", "cell": action.cell, "to": action.to, "card": card}
     if isinstance(action, engine.Deal):
         return {"type": "deal"}
     return None
 
 
-def game_at_version(*, game: Game, version: int) -> streams.Stream:
-    """``game``'s stream as it was at ``version`` (:class:`GameNotFound` outside
-    1..current)."""
-    if not 1 <= version <= game.version:
-        raise GameNotFound()
-    return streams.at_version(game.id, version)
+def game_at_version(*, game: GameSummary, version: int) -> GameSummary:
+    """``game`` as it was at ``version`` (checked by :func:`game_get`'s sight)."""
+    return GameSummary.of(streams.at_version(game.id, version), owner=game.owner)
 
 
-def player_stats(*, username: str) -> dict[str, Any]:
+def challenge_day(text: str) -> dt.date:
+    """The day ``text`` names (``YYYY-MM-DD`` or ``today``); not found for anything else."""
+    return challenges.parse_date(text)
+
+
+def challenge_get(date: str | dt.date) -> DailyChallenge:
+    """The challenge of ``date`` (a day, ``YYYY-MM-DD`` or ``today``), made on first ask; not
+    found for anything else, and for a day that has not begun."""
+    day = date if isinstance(date, dt.date) else challenges.parse_date(date)
+    return challenges.challenge_get(day)
+
+
+def challenge_standings(date: dt.date) -> list[StandingBody]:
+    """The race's standings, best first (docs/api.md#standings)."""
+    entries: list[StandingBody] = json.loads(standings.ranked(date)[1])
+    return entries
+
+
+def standings_frame(date: dt.date) -> tuple[int, str]:
+    """``(revision, the standings frame as JSON text)`` of a race, in one query."""
+    revision, results = standings.ranked(date)
+    return revision, f'{{"type": "standings", "results": {results}}}'
+
+
+def player_stats(*, username: str) -> PlayerBody:
     """A player's record: :class:`PlayerNotFound` for an unknown name.
 
     ``played``/``won``/``best_time_ms`` count every game but those a moderator voided;
@@ -175,7 +172,7 @@ def player_stats(*, username: str) -> dict[str, Any]:
             "challenge_id", flat=True
         )
     )
-    streak, best_streak = _streaks(days, dailies.today())
+    streak, best_streak = _streaks(days, challenges.today())
     return {
         "username": user.get_username(),
         "played": played,

@@ -31,6 +31,8 @@ class Event(models.Model):
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     data = models.JSONField(default=dict)
+    #: The version of the event class (``games.store.events``) that wrote ``data``.
+    schema_version = models.PositiveSmallIntegerField(default=1, db_default=1)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -63,11 +65,14 @@ class Event(models.Model):
 
 
 class Game(models.Model):
-    """The game summary: a projection of one game's events.
+    """A game's head: its stream's latest version, its lock, and its summary.
 
-    ``board`` is the player's view of the current position (face-down cards and the
-    reserve hidden; everything shown once the game is finished), so reading a game never
-    needs a replay and never holds a hidden card.
+    A command locks this row (``SELECT … FOR UPDATE``) to append to the game's stream, so
+    the row is both the head of the stream and its lock (docs/architecture.md#the-game-row).
+    Its other fields are a projection of the events (``games.store.summary.GameSummary``):
+    written in the same transaction as each append, rebuildable from events alone. ``board``
+    holds every card of the position, face-down ones included, so that reading a game never
+    needs a replay; ``games.reads.visibility`` decides what of it is shown.
     """
 
     class Status(models.TextChoices):

@@ -1,7 +1,8 @@
 """A game's state as a fold of its events, with a cache so that rebuilding it does not
 get slower as the game grows.
 
-``fold`` replays events through the engine, checking that ``seq`` follows on exactly.
+``fold`` replays stored events (decoded by ``games.store.events``) through the engine,
+checking that ``seq`` follows on exactly.
 ``load`` answers from the process-wide cache when it holds the wanted version, replays
 only the missing tail when it holds an older one (another process appended meanwhile),
 and replays everything only when the game is not cached. The cache learns a stream only
@@ -25,13 +26,8 @@ from django.conf import settings
 from games import engine
 from games.engine import Effects, State
 from games.errors import StreamCorrupted
+from games.store import events
 from games.store.models import Event
-
-#: Moderation events live in a game's stream but do not touch the board.
-VOIDED = "result_voided"
-RESTORED = "result_restored"
-MODERATION_TYPES = frozenset({VOIDED, RESTORED})
-CREATED = "created"
 
 _NO_EFFECTS: dict[str, Any] = {"points": 0, "flipped": [], "removed": []}
 
@@ -103,26 +99,37 @@ class Stream:
         return self.effects[seq - 1]
 
 
-def start(event: Any) -> Stream:
+def decoded(event: Event) -> events.GameEvent:
+    """The typed event of a stored row (:class:`~games.errors.MalformedEvent` if it is not
+    one)."""
+    return events.decode(
+        event.type, event.data, version=event.schema_version, game_id=event.game_id, seq=event.seq
+    )
+
+
+def start(event: Event) -> Stream:
     """The stream of a ``created`` event (seq 1)."""
-    if event.seq != 1 or event.type != CREATED:
+    created = decoded(event)
+    if event.seq != 1 or not isinstance(created, events.Created):
         raise StreamCorrupted(f"game {event.game_id} does not start with created #1")
-    data = event.data
-    if data.get("engine") != engine.ENGINE_VERSION:
+    if created.engine != engine.ENGINE_VERSION:
         raise StreamCorrupted(
-            f"game {event.game_id} was written by engine {data.get('engine')}, "
+            f"game {event.game_id} was written by engine {created.engine}, "
             f"this server replays engine {engine.ENGINE_VERSION}"
         )
-    rules = engine.RULESETS[data["rules"]]
-    state = engine.new_game(rules, engine.parse_cards(data["deal"]))
+    try:
+        rules = engine.RULESETS[created.rules]
+        state = engine.new_game(rules, engine.parse_cards(created.deal))
+    except (KeyError, ValueError, engine.CardError) as error:
+        raise StreamCorrupted(f"game {event.game_id} #1 does not replay: {error}") from error
     return Stream(
         game_id=event.game_id,
         version=1,
         owner_id=event.actor_id,
         rules=rules,
-        seed=data.get("seed"),
-        public=bool(data.get("public", True)),
-        challenge=data.get("challenge"),
+        seed=created.seed,
+        public=created.public,
+        challenge=created.challenge,
         state=state,
         effects=(_NO_EFFECTS,),
         action_seqs=(),
@@ -134,20 +141,21 @@ def start(event: Any) -> Stream:
     )
 
 
-def advance(stream: Stream, event: Any) -> Stream:
+def advance(stream: Stream, event: Event) -> Stream:
     """``stream`` with one more stored event, which must be the next ``seq``."""
     return fold((event,), stream)
 
 
-def fold(events: Iterable[Any], stream: Stream | None = None) -> Stream:
-    """Replay ``events`` (in ``seq`` order) from the start, or on top of ``stream``.
+def fold(rows: Iterable[Event], stream: Stream | None = None) -> Stream:
+    """Replay the stored events ``rows`` (in ``seq`` order) from the start, or on top of
+    ``stream``.
 
     Effects accumulate in lists and become the stream's tuples once, at the end, so a
     replay costs time in proportion to the events, however many there are.
     """
     effects = list(stream.effects) if stream is not None else []
     action_seqs = list(stream.action_seqs) if stream is not None else []
-    for event in events:
+    for event in rows:
         if stream is None:
             stream = start(event)
             effects.extend(stream.effects)
@@ -158,18 +166,23 @@ def fold(events: Iterable[Any], stream: Stream | None = None) -> Stream:
     return replace(stream, effects=tuple(effects), action_seqs=tuple(action_seqs))
 
 
-def _next(stream: Stream, event: Any, effects: list[Any], action_seqs: list[int]) -> Stream:
+def _next(
+    stream: Stream, event: Event, effects: list[dict[str, Any]], action_seqs: list[int]
+) -> Stream:
     """The stream after ``event``, appending its effects (and its ``seq``, for an engine
     action) to the lists that :func:`fold` turns into the stream's tuples."""
     if event.seq != stream.version + 1:
         raise StreamCorrupted(f"game {stream.game_id}: event #{event.seq} after #{stream.version}")
-    if event.type in MODERATION_TYPES:
+    fact = decoded(event)
+    if isinstance(fact, events.ResultVoided | events.ResultRestored):
         effects.append(_NO_EFFECTS)
-        return replace(stream, version=event.seq, voided=event.type == VOIDED, updated_at=event.at)
+        voided = isinstance(fact, events.ResultVoided)
+        return replace(stream, version=event.seq, voided=voided, updated_at=event.at)
+    if isinstance(fact, events.Created):
+        raise StreamCorrupted(f"game {stream.game_id} #{event.seq}: a second created event")
     try:
-        action = engine.action_from_event(event.type, event.data)
-        state, outcome = engine.apply(stream.state, action)
-    except (ValueError, KeyError, engine.RuleViolation) as error:
+        state, outcome = engine.apply(stream.state, fact.action())
+    except engine.RuleViolation as error:
         raise StreamCorrupted(
             f"game {stream.game_id} #{event.seq} does not replay: {error}"
         ) from error
@@ -178,13 +191,13 @@ def _next(stream: Stream, event: Any, effects: list[Any], action_seqs: list[int]
     return _after_action(stream, event.seq, event.at, state)
 
 
-def steps(stream: Stream, events: Iterable[Any]) -> Iterator[tuple[Stream, Any, dict[str, Any]]]:
-    """``(the stream right after it, event, its effects)`` for each of ``events`` on top of
+def steps(stream: Stream, rows: Iterable[Event]) -> Iterator[tuple[Stream, Event, dict[str, Any]]]:
+    """``(the stream right after it, event, its effects)`` for each of ``rows`` on top of
     ``stream``, in linear time: the streams yielded are for reading the game (state, status,
     versions), their ``effects`` stay those of ``stream``, so use the effects yielded."""
     effects = list(stream.effects)
     action_seqs = list(stream.action_seqs)
-    for event in events:
+    for event in rows:
         stream = _next(stream, event, effects, action_seqs)
         yield stream, event, effects[-1]
 

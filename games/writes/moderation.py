@@ -26,12 +26,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from games import clock
-from games.dailies import challenges as dailies
-from games.dailies import standings
+from games.dailies import challenges
 from games.dailies.models import Standing
 from games.errors import ModerationRefused
-from games.store import streams
+from games.live import publish
+from games.store import events, streams
 from games.store.models import Event, ModerationAct, Player
+from games.store.summary import GameSummary
 from games.writes import services
 
 #: Longest reason a moderator may give.
@@ -44,6 +45,7 @@ class ResultModerated:
 
     event: Event
     stream: streams.Stream
+    summary: GameSummary
     act: ModerationAct
 
 
@@ -96,9 +98,11 @@ def _set_banned(
             at=clock.now(),
         )
         # Their entries leave (or rejoin) every race they are in: tell the live ones.
-        open_days = Standing.objects.filter(player_id=player.pk, challenge_id__gte=dailies.today())
+        open_days = Standing.objects.filter(
+            player_id=player.pk, challenge_id__gte=challenges.today()
+        )
         for day in open_days.values_list("challenge_id", flat=True):
-            standings.push_after_commit(day)
+            publish.standings_after_commit(day)
     return act
 
 
@@ -114,13 +118,9 @@ def _judge(
         if not void and not stream.voided:
             raise ModerationRefused("not_voided", "This result is not voided: nothing to restore.")
         owner = get_user_model().objects.only("username").get(pk=row.owner_id)
-        event, after = services.append_event(
-            stream,
-            event_type=streams.VOIDED if void else streams.RESTORED,
-            data={"reason": text},
-            actor=moderator,
-            owner=owner.get_username(),
-        )
+        fact = events.ResultVoided(text) if void else events.ResultRestored(text)
+        done = services.append_event(stream, fact, actor=moderator, owner=owner.get_username())
+        event = done.event
         act = ModerationAct.objects.create(
             act=ModerationAct.Act.VOID if void else ModerationAct.Act.RESTORE,
             moderator=moderator,
@@ -130,7 +130,7 @@ def _judge(
             reason=text,
             at=event.at,
         )
-    return ResultModerated(event, after, act)
+    return ResultModerated(event, done.stream, done.summary, act)
 
 
 def _checked(moderator: AbstractBaseUser, reason: str) -> str:

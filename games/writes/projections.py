@@ -1,28 +1,29 @@
 """Read models as projections of the event store.
 
-``game_fields`` computes the ``Game`` summary from a stream alone; the command service
-writes it in the same transaction as each append, and ``rebuild_games`` recomputes every
-row from events (``manage.py rebuild_projections``). ``Player.banned`` is a projection of
+A writer saves a game's summary (``games.store.summary``) and its daily standing in the
+same transaction as each append, and ``rebuild_games`` recomputes every row from events
+(``manage.py rebuild_projections``). ``Player.banned`` is a projection of
 the moderation log, recomputed by ``rebuild_players``.
 """
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from games.dailies import standings
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
-from games.store.summary import game_fields
+from games.store.summary import GameSummary
 
 
-def save_game(stream: streams.Stream) -> None:
-    """Write the read models of ``stream``: its ``Game`` row and, for a daily challenge
-    game, its ``Standing`` (inside the caller's transaction)."""
-    fields = game_fields(stream)
-    updated = Game.objects.filter(id=stream.game_id).update(**fields)
+def save(stream: streams.Stream, summary: GameSummary) -> None:
+    """Write the read models of ``stream`` (whose summary is ``summary``): its ``Game`` row
+    and, for a daily challenge game, its ``Standing`` (inside the caller's transaction)."""
+    fields = summary.row()
+    updated = Game.objects.filter(id=summary.id).update(**fields)
     if not updated:
-        Game.objects.create(id=stream.game_id, **fields)
+        Game.objects.create(id=summary.id, **fields)
     standings.save_standing(stream)
 
 
@@ -36,16 +37,21 @@ def rebuild_games() -> int:
             cursor.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
         Game.objects.all().delete()
         streams.cache.clear()
+        names = dict(get_user_model().objects.values_list("pk", "username"))
+
+        def save_stream(stream: streams.Stream) -> None:
+            save(stream, GameSummary.of(stream, owner=names[stream.owner_id]))
+
         count = 0
         current: streams.Stream | None = None
         for event in Event.objects.order_by("game_id", "seq").iterator(chunk_size=2000):
             if current is not None and event.game_id != current.game_id:
-                save_game(current)
+                save_stream(current)
                 count += 1
                 current = None
             current = streams.start(event) if current is None else streams.advance(current, event)
         if current is not None:
-            save_game(current)
+            save_stream(current)
             count += 1
     return count
 

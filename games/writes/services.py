@@ -25,33 +25,44 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from games import clock, engine
-from games.dailies import challenges as dailies
-from games.dailies import standings
+from games.dailies import challenges
 from games.errors import (
     BadDeal,
     Banned,
     ChallengeClosed,
     GameNotFound,
     IdempotencyKeyReused,
-    InvalidCredentials,
     NotOwner,
     RuleRefused,
     StaleCard,
-    UsernameTaken,
     VersionConflict,
 )
 from games.live import publish
-from games.store import streams
+from games.store import events, streams
 from games.store.models import Event, Game, Player
+from games.store.summary import GameSummary
 from games.writes import projections
 
 
 @dataclass(frozen=True, slots=True)
-class CommandResult:
-    """The appended (or, for a retried key, previously appended) event and the game."""
+class Written:
+    """A game as a write left it: its stream, and the summary its row was written from (the
+    one value the REST body and the live frame are rendered from too)."""
+
+    stream: streams.Stream
+    summary: GameSummary
+
+    @property
+    def game_id(self) -> uuid.UUID:
+        return self.stream.game_id
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult(Written):
+    """The appended (or, for a retried key, previously appended) event and the game after
+    it."""
 
     event: Event
-    stream: streams.Stream
     #: True when an idempotent retry was answered without appending anything.
     repeated: bool = False
 
@@ -63,7 +74,7 @@ def game_create(
     seed: int | None = None,
     deal: Sequence[str] | None = None,
     public: bool = True,
-) -> streams.Stream:
+) -> Written:
     """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
 
     Neither ``seed`` nor ``deal``: a random seed. ``deal`` must be a complete deck for the
@@ -84,7 +95,7 @@ def game_create(
     return _start_game(owner=owner, rules=ruleset, seed=seed, cards=cards, public=public)
 
 
-def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[streams.Stream, bool]:
+def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[Written, bool]:
     """The player's game of the daily challenge of ``date``, and whether it was made now.
 
     One game per player per day: joining again returns the same game. Only while the day
@@ -92,8 +103,8 @@ def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[streams.
     player cannot join (:class:`Banned`).
     """
     check_not_banned(player)
-    challenge = dailies.challenge_get(date)
-    if not dailies.is_open(challenge.date):
+    challenge = challenges.challenge_get(date)
+    if not challenges.is_open(challenge.date):
         raise ChallengeClosed()
     existing = _joined(challenge.date, player)
     if existing is not None:
@@ -101,7 +112,7 @@ def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[streams.
     rules = engine.RULESETS[challenge.rules]
     try:
         with transaction.atomic():
-            stream = _start_game(
+            written = _start_game(
                 owner=player,
                 rules=rules,
                 seed=challenge.seed,
@@ -109,17 +120,19 @@ def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[streams.
                 public=True,
                 challenge=challenge.date.isoformat(),
             )
-            standings.push_after_commit(challenge.date)
+            publish.standings_after_commit(challenge.date)
     except IntegrityError:  # the same player joined at the same moment elsewhere
         joined = _joined(challenge.date, player)
         assert joined is not None
         return joined, False
-    return stream, True
+    return written, True
 
 
-def _joined(date: dt.date, player: AbstractBaseUser) -> streams.Stream | None:
-    game = Game.objects.filter(challenge=date, owner_id=player.pk).only("id", "version").first()
-    return None if game is None else streams.load(game.id, game.version)
+def _joined(date: dt.date, player: AbstractBaseUser) -> Written | None:
+    row = Game.objects.select_related("owner").filter(challenge=date, owner_id=player.pk).first()
+    if row is None:
+        return None
+    return Written(streams.load(row.id, row.version), GameSummary.from_row(row))
 
 
 def _start_game(
@@ -130,24 +143,30 @@ def _start_game(
     cards: Sequence[engine.Card],
     public: bool,
     challenge: str | None = None,
-) -> streams.Stream:
-    data = {
-        "rules": rules.name,
-        "seed": seed,
-        "deal": [engine.card_code(card) for card in cards],
-        "public": public,
-        "challenge": challenge,
-        "engine": engine.ENGINE_VERSION,
-    }
-    game_id = uuid.uuid4()
+) -> Written:
+    created = events.Created(
+        rules=rules.name,
+        seed=seed,
+        deal=tuple(engine.card_code(card) for card in cards),
+        public=public,
+        challenge=challenge,
+        engine=engine.ENGINE_VERSION,
+    )
     with transaction.atomic():
         event = Event.objects.create(
-            game_id=game_id, seq=1, type=streams.CREATED, data=data, actor=owner, at=clock.now()
+            game_id=uuid.uuid4(),
+            seq=1,
+            type=created.TYPE,
+            data=created.to_json(),
+            schema_version=created.VERSION,
+            actor=owner,
+            at=clock.now(),
         )
         stream = streams.start(event)
-        projections.save_game(stream)
+        summary = GameSummary.of(stream, owner=owner.get_username())
+        projections.save(stream, summary)
         transaction.on_commit(lambda: streams.remember(stream))
-    return stream
+    return Written(stream, summary)
 
 
 def game_command(
@@ -160,10 +179,13 @@ def game_command(
 ) -> CommandResult:
     """Apply one player command (a validated API command dict) to the actor's game.
 
-    Refused with :class:`NotOwner` for anyone but the owner and :class:`Banned` for a
-    banned owner (checked in the query that locks the game, so it costs no round trip).
+    Refused with :class:`NotOwner` for anyone but the owner, :class:`Banned` for a banned
+    owner (checked in the query that locks the game, so it costs no round trip) and
+    :class:`ChallengeClosed` for a game of a daily challenge whose day is over (its deal is
+    public then).
     """
     fingerprint = _fingerprint(command, expected_version)
+    owner = actor.get_username()
     with transaction.atomic():
         row = lock_game(game_id)
         if row.owner_id != actor.pk:
@@ -175,13 +197,9 @@ def game_command(
             if first is not None:
                 if first.request_hash != fingerprint:
                     raise IdempotencyKeyReused()
-                current = streams.load(game_id, row.version)
-                answered = (
-                    current
-                    if first.seq == current.version
-                    else streams.at_version(game_id, first.seq)
-                )
-                return CommandResult(first, answered, repeated=True)
+                return _answered_again(row, first, owner)
+        if row.challenge is not None and not challenges.is_open(row.challenge):
+            raise ChallengeClosed()
         if expected_version is not None and expected_version != row.version:
             raise VersionConflict(row.version)
         stream = streams.load(game_id, row.version)
@@ -191,17 +209,23 @@ def game_command(
             state, effects = engine.apply(stream.state, action)
         except engine.RuleViolation as refusal:
             raise RuleRefused(refusal.code) from None
-        event, after = append_event(
+        return append_event(
             stream,
-            event_type=engine.event_type(action),
-            data=engine.event_data(action),
+            events.of_action(action),
             actor=actor,
-            owner=actor.get_username(),
+            owner=owner,
             applied=(state, effects),
             idempotency_key=idempotency_key,
             request_hash=fingerprint if idempotency_key is not None else None,
         )
-    return CommandResult(event, after)
+
+
+def _answered_again(row: Game, first: Event, owner: str) -> CommandResult:
+    """The first answer to a retried idempotency key: its event and the game right after."""
+    current = streams.load(row.id, row.version)
+    answered = current if first.seq == current.version else streams.at_version(row.id, first.seq)
+    summary = GameSummary.of(answered, owner=owner)
+    return CommandResult(answered, summary, first, repeated=True)
 
 
 # --- Appending to a stream: the steps every writer of an existing game shares ------------------
@@ -221,13 +245,14 @@ def lock_game(game_id: uuid.UUID) -> Game:
     """Lock the game's stream (``SELECT … FOR UPDATE`` of its ``Game`` row) for the rest of
     the caller's transaction: :class:`GameNotFound` if there is no such game.
 
-    The row carries ``owner_id``, ``version`` and ``owner_banned`` (read in the same query,
-    from the ``games_player`` primary key).
+    The row carries ``owner_id``, ``version``, ``challenge`` and ``owner_banned`` (read in
+    the same query, from the ``games_player`` primary key). The ``Game`` row is both the
+    stream's head and its lock (docs/architecture.md#the-game-row).
     """
     row = (
         Game.objects.select_for_update()
         .filter(id=game_id)
-        .only("owner_id", "version")
+        .only("owner_id", "version", "challenge")
         .annotate(owner_banned=_OWNER_BANNED)
         .first()
     )
@@ -238,30 +263,30 @@ def lock_game(game_id: uuid.UUID) -> Game:
 
 def append_event(
     stream: streams.Stream,
+    fact: events.PlayerEvent | events.ModerationEvent,
     *,
-    event_type: str,
-    data: dict[str, Any],
     actor: AbstractBaseUser,
     owner: str,
     applied: tuple[engine.State, engine.Effects] | None = None,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
-) -> tuple[Event, streams.Stream]:
-    """Append the next event of ``stream``, whose game the caller locked (:func:`lock_game`)
-    and read at its latest version; update the projections in the caller's transaction and
-    publish the event after commit. Returns the event and the stream after it.
+) -> CommandResult:
+    """Append ``fact`` as the next event of ``stream``, whose game the caller locked
+    (:func:`lock_game`) and read at its latest version; update the projections in the
+    caller's transaction and publish the event after commit.
 
     ``applied`` is the engine's ``(state, effects)`` for a player's action; without it the
-    event is one the fold applies itself (a moderation event). ``owner`` is the game
-    owner's username, for the published frame.
+    fold applies the event itself (a moderation event). ``owner`` is the game owner's
+    username. The summary is built once, here, for the row, the frame and the answer.
     """
     try:
         with transaction.atomic():  # a savepoint, so a conflict leaves the outer usable
             event = Event.objects.create(
                 game_id=stream.game_id,
                 seq=stream.version + 1,
-                type=event_type,
-                data=data,
+                type=fact.TYPE,
+                data=fact.to_json(),
+                schema_version=fact.VERSION,
                 actor=actor,
                 at=clock.now(),
                 idempotency_key=idempotency_key,
@@ -274,9 +299,10 @@ def append_event(
         after = streams.record(stream, event.seq, event.at, *applied)
     else:
         after = streams.advance(stream, event)
-    projections.save_game(after)
-    publish.after_commit(after, event, owner=owner)
-    return event, after
+    summary = GameSummary.of(after, owner=owner)
+    projections.save(after, summary)
+    publish.after_commit(after, summary, event)
+    return CommandResult(after, summary, event)
 
 
 def check_not_banned(player: AbstractBaseUser) -> None:
@@ -311,37 +337,3 @@ def _check_card(stream: streams.Stream, action: engine.Action, card: str | None)
         return
     if actual is not None and engine.card_code(actual) != engine.card_code(engine.parse_card(card)):
         raise StaleCard(stream.version)
-
-
-def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, str]:
-    """Create an account and its API token; :class:`UsernameTaken` if the name is in use.
-
-    The password must already have passed Django's password validators.
-    """
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
-    try:
-        with transaction.atomic():
-            user = get_user_model().objects.create_user(username=username, password=password)
-            token = Token.objects.create(user=user)
-    except IntegrityError:
-        raise UsernameTaken() from None
-    return user, token.key
-
-
-def player_token(*, username: str, password: str) -> str:
-    """The API token of the account these credentials open (made on first use);
-    :class:`InvalidCredentials` otherwise."""
-    from django.contrib.auth import authenticate
-    from rest_framework.authtoken.models import Token
-
-    user = authenticate(username=username, password=password)
-    if user is None:
-        raise InvalidCredentials()
-    try:
-        with transaction.atomic():
-            token, _ = Token.objects.get_or_create(user=user)
-    except IntegrityError:  # a concurrent first request made it
-        token = Token.objects.get(user=user)
-    return str(token.key)

@@ -66,7 +66,7 @@ def test_deal_undo_restart_and_resign(as_alice, game):
 def test_a_cell_move_in_three_blind_mice(as_alice, alice):
     from games import engine
 
-    stream = services.game_create(owner=alice[0], rules="three_blind_mice", seed=6)
+    stream = services.game_create(owner=alice[0], rules="three_blind_mice", seed=6).stream
     state = stream.state
     move = next(
         action for action in engine.legal_actions(state) if isinstance(action, engine.CellMove)

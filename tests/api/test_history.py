@@ -58,7 +58,7 @@ def test_events_after_n(api, played):
 
 
 def test_the_created_event_shows_seed_and_deal_once_finished(api, alice, sample_deal):
-    stream = services.game_create(owner=alice[0], seed=31337)
+    stream = services.game_create(owner=alice[0], seed=31337).stream
     path = f"/api/v1/games/{stream.game_id}/events"
     assert api.get(path).json()["results"][0]["data"]["seed"] is None
 

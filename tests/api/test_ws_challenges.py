@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from games import clock
 from games.dailies import challenges as dailies
-from games.dailies import standings
+from games.live import publish
 from games.store import streams
 from games.writes import services
 from scorpion_server.asgi import application
@@ -100,7 +100,7 @@ def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:
         # Announcements without a change: each watcher gets the same standings again,
         # never older ones, and a ping asks for them too.
         for _ in range(5):
-            await layer.group_send(standings.challenge_group(DAY), {"type": "standings.changed"})
+            await layer.group_send(publish.challenge_group(DAY), {"type": "standings.changed"})
         await watchers[0].send_json_to({"type": "ping"})
         seen = []
         for ws in watchers:

@@ -25,6 +25,7 @@ from websockets.sync.client import connect as ws_connect_sync
 
 from games import engine
 from games.live import publish
+from games.store import events as vocabulary
 from games.writes import services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -51,8 +52,8 @@ def legal_commands(rules_name: str, seed: int, count: int) -> list[dict[str, Any
 
 def recorded(command: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The event type and data that ``command`` is stored as."""
-    action = engine.action_from_command(command)
-    return engine.event_type(action), engine.event_data(action)
+    fact = vocabulary.of_action(engine.action_from_command(command))
+    return fact.TYPE, fact.to_json()
 
 
 def send_commands(base: str, token: str, game_id: object, commands: list[dict[str, Any]]) -> None:

@@ -13,7 +13,8 @@ from games.dailies import challenges as dailies
 from games.dailies import standings
 from games.dailies.models import DailyChallenge, Standing
 from games.errors import ChallengeClosed, ChallengeInProgress, ChallengeNotFound
-from games.reads import presenters, selectors
+from games.reads import presenters, selectors, visibility
+from games.reads.visibility import Viewer
 from games.store.models import Game, Player
 from games.writes import services
 
@@ -54,7 +55,7 @@ def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
         assert dailies.challenge_get(DAY) == challenge
         with pytest.raises(ChallengeNotFound):
             dailies.challenge_get(DAY + dt.timedelta(days=1))
-        body = presenters.challenge_json(challenge)
+        body = presenters.challenge_body(challenge)
     assert body == {
         "date": "2026-11-30",
         "rules": "classic",
@@ -74,8 +75,8 @@ def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:  # ty
     assert made and not made_again and again.game_id == first.game_id
     assert other.game_id != first.game_id
     assert (
-        first.state.deal
-        == other.state.deal
+        first.stream.state.deal
+        == other.stream.state.deal
         == engine.seeded_deal(engine.RULESETS["classic"], dailies.secret_seed(DAY))
     )
     assert Standing.objects.filter(challenge=DAY).count() == 2
@@ -84,28 +85,31 @@ def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:  # ty
 
 def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None:  # type: ignore[no-untyped-def]
     with at(DAY):
-        stream, _ = services.challenge_join(date=DAY, player=alice)
-        game = Game.objects.get(id=stream.game_id)
+        joined, _ = services.challenge_join(date=DAY, player=alice)
+        game = Game.objects.get(id=joined.game_id)
+        as_alice, as_bob = Viewer.of(alice), Viewer.of(bob)
         with pytest.raises(ChallengeInProgress):
-            selectors.game_get(game_id=game.id, viewer=bob)
-        assert selectors.game_get(game_id=game.id, viewer=alice) == game
-        assert not selectors.may_reveal(game, alice)
-        assert game not in selectors.game_list(viewer=bob)
+            selectors.game_get(game_id=game.id, viewer=as_bob)
+        seen = selectors.game_get(game_id=game.id, viewer=as_alice)
+        assert seen.game.id == game.id
+        assert not seen.sight.reveal
+        assert game not in selectors.game_list(viewer=as_bob)
         services.game_command(game_id=game.id, actor=alice, command={"type": "resign"})
-        game.refresh_from_db()
-        assert not selectors.may_reveal(game, alice)  # finished, but the day is not over
-        assert "reserve_cards" not in game.board
+        seen = selectors.game_get(game_id=game.id, viewer=as_alice)
+        assert not seen.sight.reveal  # finished, but the day is not over
+        assert "reserve_cards" not in presenters.game_body(*seen)
     with at(DAY + dt.timedelta(days=1), 0, 1):
-        assert selectors.game_get(game_id=game.id, viewer=bob) == game
-        assert selectors.may_reveal(game, None)
-        assert game in selectors.game_list(viewer=None)
+        assert selectors.game_get(game_id=game.id, viewer=as_bob).game.id == game.id
+        assert selectors.game_get(game_id=game.id, viewer=visibility.ANONYMOUS).sight.reveal
+        assert game in selectors.game_list(viewer=visibility.ANONYMOUS)
         with pytest.raises(ChallengeClosed):
             services.challenge_join(date=DAY, player=bob)
-        body = presenters.challenge_json(dailies.challenge_get(DAY))
+        body = presenters.challenge_body(dailies.challenge_get(DAY))
         assert body["status"] == "closed" and body["seed"] == dailies.secret_seed(DAY)
         today = dailies.challenge_get(dailies.today())
         assert today.date == DAY + dt.timedelta(days=1)
-        assert engine.seeded_deal(engine.RULESETS["classic"], today.seed) != stream.state.deal
+        deal = engine.seeded_deal(engine.RULESETS["classic"], today.seed)
+        assert deal != joined.stream.state.deal
 
 
 def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model) -> None:  # type: ignore[no-untyped-def]
@@ -123,7 +127,7 @@ def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model
         play(slow, alice, WIN["actions"])
         play(stuck, carol, WIN["actions"][:20])
         play(quitter, dave, [*WIN["actions"][:3], {"type": "resign"}])
-        ranked = standings.results(DAY)
+        ranked = selectors.challenge_standings(DAY)
     assert [(entry["rank"], entry["player"], entry["status"]) for entry in ranked] == [
         (1, "bob", "won"),
         (2, "alice", "won"),
@@ -150,11 +154,12 @@ def test_voided_and_banned_entries_leave_the_standings(alice, bob) -> None:  # t
         first, _ = services.challenge_join(date=DAY, player=alice)
         services.challenge_join(date=DAY, player=bob)
         revision, _ = standings.ranked(DAY)
-        assert sorted(entry["player"] for entry in standings.results(DAY)) == ["alice", "bob"]
+        entries = selectors.challenge_standings(DAY)
+        assert sorted(entry["player"] for entry in entries) == ["alice", "bob"]
         Standing.objects.filter(game_id=first.game_id).update(voided=True)
-        assert [entry["player"] for entry in standings.results(DAY)] == ["bob"]
+        assert [entry["player"] for entry in selectors.challenge_standings(DAY)] == ["bob"]
         Player.objects.create(user=bob, banned=True)
-        assert standings.results(DAY) == []
+        assert selectors.challenge_standings(DAY) == []
         # The revision still counts every entry: it orders pushes, it is not a ranking.
         assert standings.ranked(DAY)[0] == revision
 
@@ -188,6 +193,6 @@ def test_standings_are_one_query_whatever_the_field(alice, django_user_model) ->
         from django.test.utils import CaptureQueriesContext
 
         with CaptureQueriesContext(connection) as queries:
-            revision, text = standings.frame(DAY)
+            revision, text = selectors.standings_frame(DAY)
     assert len(queries) == 1
     assert revision == 30 and len(json.loads(text)["results"]) == 30

@@ -10,10 +10,10 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 
 from games import clock
-from games.dailies import standings
 from games.dailies.models import DailyChallenge, Standing
 from games.errors import Banned, ModerationRefused, VersionConflict
 from games.reads import selectors
+from games.reads.visibility import Viewer
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
 from games.store.summary import PROJECTED_FIELDS
@@ -44,7 +44,7 @@ def play(game_id, player, commands) -> None:  # type: ignore[no-untyped-def]
 
 
 def ranked_players() -> list[str]:
-    return [entry["player"] for entry in standings.results(DAY)]
+    return [entry["player"] for entry in selectors.challenge_standings(DAY)]
 
 
 def acts() -> list[tuple[str, str, str | None, int | None, str]]:
@@ -80,19 +80,20 @@ def test_a_ban_refuses_play_and_leaves_standings_and_lists_but_not_reading(  # t
         services.challenge_join(date=DAY, player=alice)
     assert Event.objects.filter(game_id=game.game_id).count() == 1  # nothing appended
     assert ranked_players() == ["bob"]
-    listed = {g.id for g in selectors.game_list(viewer=bob)}
+    listed = {g.id for g in selectors.game_list(viewer=Viewer.of(bob))}
     assert game.game_id not in listed
-    assert game.game_id in {g.id for g in selectors.game_list(viewer=mod)}
-    assert game.game_id in {g.id for g in selectors.game_list(viewer=alice)}  # their own
-    assert selectors.game_get(game_id=game.game_id, viewer=bob).id == game.game_id
-    assert selectors.game_get(game_id=daily.game_id, viewer=alice).id == daily.game_id
+    assert game.game_id in {g.id for g in selectors.game_list(viewer=Viewer.of(mod))}
+    assert game.game_id in {g.id for g in selectors.game_list(viewer=Viewer.of(alice))}  # their own
+    assert selectors.game_get(game_id=game.game_id, viewer=Viewer.of(bob)).game.id == game.game_id
+    own = selectors.game_get(game_id=daily.game_id, viewer=Viewer.of(alice))
+    assert own.game.id == daily.game_id
 
     moderation.player_unban(player=alice, moderator=mod, reason="appeal accepted")
 
     assert not Player.objects.get(user=alice).banned
     play(game.game_id, alice, [FIRST_MOVE])
     assert sorted(ranked_players()) == ["alice", "bob"]
-    assert game.game_id in {g.id for g in selectors.game_list(viewer=bob)}
+    assert game.game_id in {g.id for g in selectors.game_list(viewer=Viewer.of(bob))}
     assert acts() == [
         ("ban", "alice", None, None, "bot account"),
         ("unban", "alice", None, None, "appeal accepted"),

@@ -14,6 +14,8 @@ from games.errors import (
     StaleCard,
     VersionConflict,
 )
+from games.reads import presenters, selectors
+from games.reads.visibility import ANONYMOUS
 from games.store import streams
 from games.store.models import Event, Game
 from games.writes import services
@@ -42,16 +44,17 @@ def test_create_records_rules_seed_deal_and_engine_version(alice) -> None:  # ty
         False,
         alice.pk,
     )
-    assert game.board["columns"][0][:3] == [None, None, None]
+    assert game.board["columns"][0][:3] == [engine.card_code(card) for card in expected[:3]]
+    assert game.board["down"][0] == 3  # the row holds every card; visibility masks them
 
 
 def test_create_without_seed_or_deal_picks_a_random_seed(alice) -> None:  # type: ignore[no-untyped-def]
-    seeds = {services.game_create(owner=alice).seed for _ in range(5)}
+    seeds = {services.game_create(owner=alice).stream.seed for _ in range(5)}
     assert len(seeds) == 5 and all(0 <= seed <= engine.MAX_SEED for seed in seeds)
 
 
 def test_create_from_a_deal_has_no_seed_and_refuses_bad_decks(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
-    stream = services.game_create(owner=alice, deal=sample_deal)
+    stream = services.game_create(owner=alice, deal=sample_deal).stream
     assert stream.seed is None
     with pytest.raises(BadDeal) as caught:
         services.game_create(owner=alice, deal=sample_deal[:-1])
@@ -154,8 +157,9 @@ def test_resign_finishes_and_reveals_the_board(alice, sample_deal) -> None:  # t
     result = services.game_command(game_id=stream.game_id, actor=alice, command={"type": "resign"})
     game = Game.objects.get(id=stream.game_id)
     assert game.status == "resigned" and game.finished_at == result.event.at
-    assert game.board["columns"][0][:3] == ["2S", "4S", "5S"]
-    assert game.board["reserve_cards"] == ["6C", "TC", "KC"]
+    body = presenters.game_body(*selectors.game_get(game_id=game.id, viewer=ANONYMOUS))
+    assert body["columns"][0][:3] == ["2S", "4S", "5S"]
+    assert body["reserve_cards"] == ["6C", "TC", "KC"]
     with pytest.raises(RuleRefused, match="game_over"):
         services.game_command(game_id=stream.game_id, actor=alice, command={"type": "undo"})
 

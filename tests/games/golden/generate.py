@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from games import engine  # noqa: E402
+from games.store import events as vocabulary  # noqa: E402
 
 # A winning line for classic seed 0, found by a full-information search.
 CLASSIC_WIN = json.loads((HERE / "classic_seed0_win.json").read_text())
@@ -70,7 +71,8 @@ def golden(name: str, rules_name: str, seed: int, commands: list[dict[str, Any]]
     for command in commands:
         action = engine.action_from_command(command)
         state, effect = engine.apply(state, action)
-        events.append({"type": engine.event_type(action), "data": engine.event_data(action)})
+        fact = vocabulary.of_action(action)
+        events.append({"type": fact.TYPE, "data": fact.to_json()})
         as_json = effect.to_json()
         if effect.undid is not None:
             as_json["undid"] = seqs[effect.undid - 1]

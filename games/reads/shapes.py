@@ -1,0 +1,236 @@
+"""The JSON bodies of the public API (docs/api.md), each defined once, here.
+
+The presenters build these (mypy checks every key and type), and the OpenAPI document is
+generated from the same definitions (``api.schema.serializer_for``), so the schema describes
+exactly the body that is sent. ``Annotated`` metadata carries what the document says beyond
+the type: a description (:class:`Doc`) and the allowed values (:class:`Choices`).
+"""
+
+# No ``from __future__ import annotations`` here: TypedDict needs its annotations evaluated
+# to know which keys are NotRequired.
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, NotRequired, TypedDict
+
+from games import engine
+from games.store import events
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """The description of a field in the API document."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """The format of a string field: ``date-time``, ``date`` or ``uuid``."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """The only values a string field takes."""
+
+    values: tuple[str, ...]
+
+    @classmethod
+    def of(cls, values: Iterable[str]) -> "Choices":
+        return cls(tuple(values))
+
+
+RULES = Choices.of(engine.RULESETS)
+STATUSES = Choices.of(engine.STATUSES)
+
+Card = Annotated[str, Doc("a card code: rank (A 2-9 T J Q K) and suit (S H D C)")]
+Timestamp = Annotated[str, Format("date-time"), Doc("ISO 8601, UTC, with milliseconds")]
+Date = Annotated[str, Format("date"), Doc("a UTC day, YYYY-MM-DD")]
+
+
+class FlippedBody(TypedDict):
+    column: int
+    card: Card
+
+
+class RemovedBody(TypedDict):
+    column: int
+    suit: Annotated[str, Choices(("S", "H", "D", "C"))]
+
+
+class EffectsBody(TypedDict):
+    """What an event did: derived on replay, never stored."""
+
+    points: Annotated[int, Doc("the change of score")]
+    flipped: list[FlippedBody]
+    removed: list[RemovedBody]
+    undid: NotRequired[Annotated[int, Doc("undone: the seq of the action it undid")]]
+
+
+class GameBody(TypedDict):
+    """A game as one viewer may see it (docs/api.md#game)."""
+
+    id: Annotated[str, Format("uuid")]
+    rules: Annotated[str, RULES]
+    seed: Annotated[
+        int | None,
+        Doc("null while hidden information is protected, and for games made from a deal"),
+    ]
+    owner: str
+    public: bool
+    version: Annotated[int, Doc("the seq of the game's last event")]
+    status: Annotated[str, STATUSES]
+    blocked: bool
+    score: int
+    moves: Annotated[int, Doc("moves and deals ever applied (undo does not lower it)")]
+    undos: int
+    reserve: Annotated[int, Doc("cards still in the reserve")]
+    removed: Annotated[list[str], Doc("suits of removed sequences, in order")]
+    columns: Annotated[
+        list[list[Card | None]], Doc("each column bottom to top; a face-down card is null")
+    ]
+    cells: NotRequired[
+        Annotated[list[Card | None], Doc("three_blind_mice only; an emptied cell is null")]
+    ]
+    reserve_cards: NotRequired[
+        Annotated[list[Card], Doc("the reserve's cards, when hidden information is shown")]
+    ]
+    challenge: Annotated[Date | None, Doc("the daily challenge's date, if any")]
+    created_at: Timestamp
+    finished_at: Timestamp | None
+
+
+class EventBody(TypedDict):
+    """One event of a game's stream (docs/api.md#event)."""
+
+    seq: int
+    type: Annotated[str, Choices(events.TYPES)]
+    data: Annotated[
+        dict[str, Any],
+        Doc(
+            "created: {rules, seed, deal, public, challenge, engine} (seed and deal null "
+            "while hidden information is protected); moved: {from, index, to} or {cell, to}; "
+            "result_voided, result_restored: {reason}; others: {}"
+        ),
+    ]
+    by: Annotated[str | None, Doc("who caused it: the player, or a moderator")]
+    at: Timestamp
+    effects: EffectsBody
+
+
+class ChallengeBody(TypedDict):
+    """A day's race (docs/api.md#daily-challenges)."""
+
+    date: Date
+    rules: Annotated[str, RULES]
+    starts_at: Timestamp
+    ends_at: Timestamp
+    participants: int
+    status: Annotated[str, Choices(("open", "closed"))]
+    seed: Annotated[int | None, Doc("null until the day ends")]
+
+
+class StandingBody(TypedDict):
+    rank: int
+    player: str
+    status: Annotated[str, STATUSES]
+    moves: int
+    score: int
+    sequences: int
+    revealed: Annotated[int, Doc("face-down cards turned up")]
+    elapsed_ms: Annotated[int, Doc("from joining to the last event (to the win)")]
+
+
+class PlayerBody(TypedDict):
+    username: str
+    played: int
+    won: int
+    win_rate: Annotated[float, Doc("won / played, 4 decimals; 0.0 with no games")]
+    streak: Annotated[int, Doc("consecutive UTC days with a won daily challenge, to today")]
+    best_streak: int
+    best_time_ms: Annotated[int | None, Doc("fastest won game, from creation to the win")]
+
+
+#: A legal action, as ``/moves`` lists it and ``/hint`` recommends it.
+ActionBody = TypedDict(
+    "ActionBody",
+    {
+        "type": Annotated[str, Choices(("move", "deal"))],
+        "from": NotRequired[int],
+        "index": NotRequired[int],
+        "cell": NotRequired[int],
+        "to": NotRequired[int],
+        "card": NotRequired[Card],
+    },
+)
+
+
+class HintBody(TypedDict):
+    move: ActionBody | None
+
+
+class MovesBody(TypedDict):
+    moves: list[ActionBody]
+
+
+class GamePageBody(TypedDict):
+    results: list[GameBody]
+    next: Annotated[str | None, Doc("the URL of the next page, or null")]
+
+
+class EventPageBody(TypedDict):
+    results: list[EventBody]
+    next: Annotated[str | None, Doc("the URL of the next page, or null")]
+
+
+class CommandResultBody(TypedDict):
+    """A command's answer: the event it appended (or, for a retried key, had appended) and
+    the game after it."""
+
+    event: EventBody
+    game: GameBody
+
+
+class StandingsBody(TypedDict):
+    results: list[StandingBody]
+
+
+class RegisteredBody(TypedDict):
+    username: str
+    token: str
+
+
+class TokenBody(TypedDict):
+    token: str
+
+
+class LayoutColumnBody(TypedDict):
+    face_down: int
+    face_up: int
+
+
+class RulesetBody(TypedDict):
+    """A ruleset's parameters (docs/rules.md#rulesets)."""
+
+    name: Annotated[str, RULES]
+    title: str
+    decks: int
+    columns: int
+    layout: list[LayoutColumnBody]
+    reserve: int
+    reserve_to: list[int]
+    cells: int
+    build: Annotated[str, Choices(("same_suit", "any_suit"))]
+    empty_column: Annotated[str, Choices(("king", "any"))]
+    whole_column_to_empty: bool
+    sequences: Annotated[str, Choices(("destination", "all", "stay"))]
+    sequences_to_win: int
+    deal: Annotated[str, Choices(("any_time", "when_stuck"))]
+    undo_depth: Annotated[int | None, Doc("null: unlimited")]
+    lose_when_blocked: bool
+
+
+class RulesBody(TypedDict):
+    results: list[RulesetBody]
+    default: Annotated[str, RULES]

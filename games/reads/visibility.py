@@ -1,0 +1,171 @@
+"""Who may see what of a game: the one place that decides it (docs/architecture.md#visibility).
+
+Hidden information is a game's face-down cards, its reserve, its seed and its deal. Every
+REST body and header, WebSocket frame, admin page, replay, hint and move list asks
+:func:`sight` and shows what the answer allows; nothing else decides. The rule:
+
+- **Reading.** Staff and the owner may read any game. Anyone may read a public game. A game
+  of a daily challenge is its player's alone while the day runs (everyone races the same
+  deal, so watching it would be a solution: ``challenge_in_progress``) and everyone's once
+  the day is over. A private game is its owner's (``private_game``).
+- **Hidden cards.** Shown once the game is finished, and to staff (moderators and
+  superusers) at any time, except the secret of an open daily challenge: that stays masked
+  for everyone, owner and staff included, until the day ends, unless a moderator reveals
+  it in the admin (an act on the record). Once the day ends every game of it is shown
+  whole, finished or not.
+
+What is shown at an earlier version of a game follows the game as it is now: a finished
+game shows its whole history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Q
+
+from games.dailies import challenges
+from games.dailies.models import DailyChallenge
+from games.errors import ChallengeInProgress, DomainError, GameNotFound, PrivateGame
+from games.store.models import Player
+from games.store.summary import GameSummary
+
+
+class Kind(enum.StrEnum):
+    """Who is looking. Owning a game is not a kind: it is a player looking at their own."""
+
+    ANONYMOUS = "anonymous"
+    PLAYER = "player"
+    MODERATOR = "moderator"
+    SUPERUSER = "superuser"
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Someone looking at games: their kind, their account, and the games whose daily secret
+    they revealed in the admin (moderators only)."""
+
+    kind: Kind
+    user_id: int | None = None
+    revealed: frozenset[uuid.UUID] = frozenset()
+
+    @classmethod
+    def of(cls, user: Any, *, revealed: Iterable[uuid.UUID] = ()) -> Viewer:
+        """The viewer a Django user is (``None`` and anonymous users: anonymous)."""
+        if user is None or not user.is_authenticated:
+            return ANONYMOUS
+        if user.is_superuser:
+            kind = Kind.SUPERUSER
+        elif user.is_staff:
+            kind = Kind.MODERATOR
+        else:
+            return cls(Kind.PLAYER, user.pk)
+        return cls(kind, user.pk, frozenset(revealed))
+
+    @property
+    def staff(self) -> bool:
+        return self.kind in (Kind.MODERATOR, Kind.SUPERUSER)
+
+    def owns(self, game: GameSummary) -> bool:
+        return self.user_id is not None and self.user_id == game.owner_id
+
+
+ANONYMOUS = Viewer(Kind.ANONYMOUS)
+#: A moderator who revealed nothing: what live frames for staff show.
+STAFF = Viewer(Kind.MODERATOR)
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What one viewer may see of one game: whether they may read it at all (else the
+    refusal they get), and whether its hidden cards, seed and deal are shown."""
+
+    refusal: DomainError | None
+    reveal: bool
+
+    @property
+    def readable(self) -> bool:
+        return self.refusal is None
+
+    def check(self) -> Sight:
+        """This sight, or its refusal raised."""
+        if self.refusal is not None:
+            raise self.refusal
+        return self
+
+
+#: What the player of a game in play sees: hidden cards masked. Hints are computed from it,
+#: whoever asks, so that no hidden card can sway them.
+MASKED = Sight(None, reveal=False)
+
+
+def sight(viewer: Viewer, game: GameSummary, *, version: int | None = None) -> Sight:
+    """What ``viewer`` may see of ``game`` (as of its latest version), or of its position at
+    ``version`` (``not_found`` outside 1..latest)."""
+    day_open = game.challenge is not None and challenges.is_open(game.challenge)
+    refusal: DomainError | None = None
+    if not (viewer.staff or viewer.owns(game)):
+        if game.challenge is not None:
+            refusal = ChallengeInProgress() if day_open else None
+        elif not game.public:
+            refusal = PrivateGame()
+    if version is not None and not 1 <= version <= game.version:
+        refusal = GameNotFound()
+    if refusal is not None:
+        return Sight(refusal, reveal=False)
+    if day_open:
+        reveal = viewer.staff and game.id in viewer.revealed
+    else:
+        reveal = game.challenge is not None or viewer.staff or game.finished
+    return Sight(None, reveal=reveal)
+
+
+class Audience(enum.StrEnum):
+    """The viewers who see the same of every game they may read: live frames are rendered
+    once per audience, not once per spectator."""
+
+    #: Everyone but staff: each sees of a game what its owner sees.
+    READERS = "readers"
+    #: Moderators and superusers (with no reveal made in the admin).
+    STAFF = "staff"
+
+
+def audience(viewer: Viewer) -> Audience:
+    """The audience whose frames ``viewer`` receives."""
+    return Audience.STAFF if viewer.staff else Audience.READERS
+
+
+def audience_sight(audience: Audience, game: GameSummary) -> Sight:
+    """The sight every member of ``audience`` who may read ``game`` has of it."""
+    if audience is Audience.STAFF:
+        return sight(STAFF, game)
+    return sight(Viewer(Kind.PLAYER, game.owner_id), game)
+
+
+def listed(viewer: Viewer) -> Q:
+    """The games ``viewer`` finds in lists, as a filter on ``Game``: the games :func:`sight`
+    lets them read, less those of banned players (staff and the player see them still)."""
+    if viewer.staff:
+        return Q()
+    visible = (Q(public=True) & Q(challenge__isnull=True)) | Q(challenge__lt=challenges.today())
+    shown = ~Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True))
+    if viewer.user_id is not None:
+        visible |= Q(owner_id=viewer.user_id)
+        shown |= Q(owner_id=viewer.user_id)
+    return visible & shown
+
+
+def challenge_seed(challenge: DailyChallenge) -> int | None:
+    """A daily challenge's seed as anyone may see it: ``None`` while the day runs. (The
+    admin's recorded reveal is the one way round it.)"""
+    return None if challenges.is_open(challenge.date) else challenge.seed
+
+
+def day_is_secret(date: dt.date | None) -> bool:
+    """Whether the games of the daily challenge of ``date`` still hide their deal."""
+    return date is not None and challenges.is_open(date)
