@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from games.engine import RULESETS, STATUSES
 from scorpion_server import embedded
 from scorpion_server.env import (
     database_from_url,
@@ -230,8 +231,14 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # OpenAPI 3.1: its schemas are JSON Schema, so nullable references are exact.
     "OAS_VERSION": "3.1.0",
-    # Both move shapes share the one-value enum of their "type".
-    "ENUM_NAME_OVERRIDES": {"MoveCommandTypeEnum": ["move"]},
+    # One name for each choice set that several fields share.
+    "ENUM_NAME_OVERRIDES": {
+        # Both move shapes share the one-value enum of their "type".
+        "MoveCommandTypeEnum": ["move"],
+        "RulesEnum": list(RULESETS),
+        "GameStatusEnum": list(STATUSES),
+        "ChallengeStatusEnum": ["open", "closed"],
+    },
 }
 
 # --- Logging ---------------------------------------------------------------------------------
