@@ -2,10 +2,11 @@
 
 ``exception_handler`` is DRF's ``EXCEPTION_HANDLER``: it maps DRF's exceptions, Django's
 ``Http404``/``PermissionDenied``/``RequestDataTooBig``, the domain errors of
-``games.errors`` and an unreachable database (503, never 500) to API.md's error shape, with
-``detail`` translated from the code (:mod:`api.messages`). The ``bad_request``,
-``not_found``, ``permission_denied`` and ``server_error`` views answer the same shape for
-``/api/`` paths that never reached a DRF view (Django's ``handler400`` … ``handler500``).
+``games.errors`` and an unreachable database (503, never 500) to the error shape of
+docs/api.md#errors, with ``detail`` translated from the code (:mod:`api.messages`). The
+``bad_request``, ``not_found``, ``permission_denied`` and ``server_error`` views answer the
+same shape for ``/api/`` paths that never reached a DRF view (Django's ``handler400`` …
+``handler500``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 from typing import Any
 
 import psycopg
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -49,12 +51,13 @@ _DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
 
 
 def error_body(code: str, **extra: Any) -> dict[str, Any]:
-    """API.md's error body: ``code``, its translated ``detail``, then ``extra`` fields."""
+    """The error body of docs/api.md#errors: ``code``, its translated ``detail``, then
+    ``extra`` fields."""
     return {"code": code, "detail": messages.message(code), **extra}
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's exception handler: every error a view raises, in API.md's shape."""
+    """DRF's exception handler: every error a view raises, in the shape of docs/api.md#errors."""
     response = _response_for(exc)
     if response is not None:
         set_rollback()
@@ -72,7 +75,8 @@ def _response_for(exc: Exception) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         return Response(error_body("invalid", fields={"body": [_too_big()]}), status=400)
     if isinstance(exc, exceptions.Throttled):
-        wait = math.ceil(exc.wait) if exc.wait is not None else 1
+        seconds = exc.wait  # type: ignore[attr-defined]  # set in Throttled.__init__
+        wait = math.ceil(seconds) if seconds is not None else 1
         headers = {"Retry-After": str(max(wait, 1))}
         return Response(error_body("throttled"), status=429, headers=headers)
     if isinstance(exc, Http404):
@@ -100,8 +104,6 @@ def _caused_by_unavailable(exc: Exception) -> bool:
 
 
 def _too_big() -> str:
-    from django.conf import settings
-
     return str(messages.BODY_TOO_LARGE) % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}
 
 

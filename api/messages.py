@@ -1,8 +1,9 @@
 """Every human message the API sends, by stable code, translated through Django's i18n.
 
 An error's ``detail`` is ``message(code)`` in the language ``Accept-Language`` asked for
-(en, it, es, pt); the code never changes. The rejection codes of RULES.md keep the wording
-of the app the rules come from. Field messages (the lists under ``fields``) are here too.
+(en, it, es, pt); the code never changes. The rejection codes (docs/rules.md#rejections)
+keep the wording of the app the rules come from. Field messages (the lists under
+``fields``) are here too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 #: ``detail`` of every error code the API answers with.
 MESSAGES: dict[str, Promise] = {
-    # RULES.md's rejection codes (422), in its order of precedence.
+    # The rejection codes (422), in their order of precedence (docs/rules.md#precedence).
     "game_over": _("The game is over."),
     "bad_column": _("There is no such column or cell."),
     "bad_index": _("There is no card at that position."),

@@ -17,7 +17,7 @@ from typing import Any, NotRequired, Required, get_args, get_origin, get_type_hi
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
 
-from games.reads.shapes import Choices, Doc, Format
+from games.reads.shapes import Choices, Doc, ErrorBody, Format
 
 _MEANINGS = {
     400: "malformed request: code `invalid`, with `fields` {name: [messages]}",
@@ -33,26 +33,12 @@ _MEANINGS = {
 }
 
 
-@extend_schema_serializer(component_name="Error")
-class ErrorOut(serializers.Serializer[Any]):
-    """Every error: a stable ``code``, a localised ``detail``, and fields named by status."""
-
-    code = serializers.CharField()
-    detail = serializers.CharField()
-    fields = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        required=False,
-        help_text="400: messages by request field (non_field_errors for the whole body)",
-    )
-    version = serializers.IntegerField(required=False, help_text="409: the game's current version")
-
-
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     """Error responses for ``@extend_schema(responses=…)``: the given statuses, plus 429 and
     503, which any operation may answer."""
     wanted = sorted({*statuses, 429, 503})
     return {
-        status: OpenApiResponse(response=ErrorOut, description=_MEANINGS[status])
+        status: OpenApiResponse(response=serializer_for(ErrorBody), description=_MEANINGS[status])
         for status in wanted
     }
 

@@ -150,7 +150,8 @@ class GameCreateIn(StrictSerializer):
         child=CardField(),
         max_length=104,
         required=False,
-        help_text="card codes in layout order (RULES.md): a complete deck for the ruleset",
+        help_text="card codes in layout order (docs/rules.md#layout): a complete deck for "
+        "the ruleset",
     )
     public = StrictBooleanField(default=True)
 
@@ -248,7 +249,8 @@ _BY_TYPE: dict[str, type[_CommandBase]] = {
 
 def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
     """The command of a request body and its ``expected_version``; ``ValidationError``
-    (400 with ``fields``) for anything that is not one of API.md's command shapes."""
+    (400 with ``fields``) for anything that is not one of the command shapes of
+    docs/api.md#commands."""
     if not isinstance(data, Mapping):
         raise serializers.ValidationError({"non_field_errors": [messages.NOT_AN_OBJECT]})
     kind = data.get("type")

@@ -22,8 +22,8 @@ class _SettingsRate(SimpleRateThrottle):
     """Reads its rate from the current settings; lets requests through if the cache fails."""
 
     def get_rate(self) -> str | None:
-        rate: str | None = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-        return rate
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope or "")
+        return None if rate is None else str(rate)
 
     def allow_request(self, request: Request, view: Any) -> bool:
         try:

@@ -17,7 +17,6 @@ from django.conf import settings
 from rest_framework.authtoken.models import Token
 
 
-@database_sync_to_async
 def _user_for(key: str) -> Any:
     token = Token.objects.select_related("user").filter(key=key).first()
     if token is None or not token.user.is_active:
@@ -31,7 +30,7 @@ class TokenAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         keys = parse_qs(scope.get("query_string", b"").decode()).get("token")
         if keys:
-            user = await _user_for(keys[-1])
+            user = await database_sync_to_async(_user_for)(keys[-1])
             scope = dict(scope)
             if user is None:
                 scope["auth_error"] = "authentication_failed"

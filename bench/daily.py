@@ -87,14 +87,14 @@ def recompute_seconds(rounds: int) -> float:
     """Median time of the ranking query (the standings' recompute) for today's race."""
     from django.db import connection
 
-    from games.dailies import challenges as dailies
-    from games.dailies import standings
+    from games.dailies import challenges
+    from games.reads import selectors
 
-    day = dailies.today()
+    day = challenges.today()
     samples = []
     for _ in range(rounds):
         start = time.perf_counter()
-        standings.frame(day)
+        selectors.standings_frame(day)
         samples.append(time.perf_counter() - start)
     connection.close()
     return statistics.median(samples)

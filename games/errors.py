@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 
 class DomainError(Exception):
     """A refusal the API turns into ``{"code": ..., "detail": ...}`` plus ``extra``."""
@@ -72,7 +74,7 @@ class IdempotencyKeyReused(DomainError):
 
 
 class RuleRefused(DomainError):
-    """The rules refused the action; ``code`` is a rejection code of RULES.md."""
+    """The rules refused the action; ``code`` is a rejection code of docs/rules.md#rejections."""
 
     status = 422
 
@@ -113,8 +115,6 @@ class UsernameTaken(DomainError):
     code = "invalid"
 
     def __init__(self) -> None:
-        from django.utils.translation import gettext_lazy
-
         super().__init__(
             fields={"username": [gettext_lazy("A user with that username already exists.")]}
         )

@@ -117,7 +117,7 @@ def _wait_for_redis(url: str, process: subprocess.Popen[bytes], timeout: float =
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _flush_past_append_only_triggers():  # type: ignore[no-untyped-def]
+def _flush_past_append_only_triggers():
     """Let test teardown empty the events table between transactional tests.
 
     Django's flush TRUNCATEs every table, which the append-only triggers refuse (as they
@@ -129,7 +129,7 @@ def _flush_past_append_only_triggers():  # type: ignore[no-untyped-def]
 
     original = DatabaseOperations.execute_sql_flush
 
-    def execute_sql_flush(self, sql_list):  # type: ignore[no-untyped-def]
+    def execute_sql_flush(self, sql_list):
         return original(self, ["SET LOCAL session_replication_role = replica", *sql_list])
 
     DatabaseOperations.execute_sql_flush = execute_sql_flush

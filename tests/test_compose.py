@@ -117,7 +117,7 @@ def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     assert upstreams == expected
     assert "proxy_set_header Upgrade $http_upgrade;" in conf
     assert "proxy_set_header Connection $connection_upgrade;" in conf
-    read_timeout = int(re.search(r"proxy_read_timeout (\d+)s;", conf).group(1))  # type: ignore[union-attr]
+    read_timeout = int(re.search(r"proxy_read_timeout (\d+)s;", conf).group(1))
     for spec in web_services(services).values():
         assert read_timeout >= int(environment(spec)["WS_TIMEOUT"])
     assert any(port.endswith(":80") for port in map(str, proxy["ports"]))

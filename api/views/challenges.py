@@ -12,8 +12,8 @@ from rest_framework.views import APIView
 
 from api import serializers
 from api.schema import errors
+from api.views import callers
 from games.reads import presenters, selectors, visibility
-from games.reads.visibility import Viewer
 from games.writes import services
 
 _DATE = OpenApiParameter(
@@ -62,9 +62,9 @@ class ChallengeJoinApi(APIView):
     )
     def post(self, request: Request, date: str) -> Response:
         day = selectors.challenge_day(date)
-        written, made = services.challenge_join(date=day, player=request.user)
+        written, made = services.challenge_join(date=day, player=callers.player(request))
         game = written.summary
-        body = presenters.game_body(game, visibility.sight(Viewer.of(request.user), game))
+        body = presenters.game_body(game, visibility.sight(callers.viewer(request), game))
         return Response(body, status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
 
 

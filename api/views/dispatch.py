@@ -29,4 +29,5 @@ def by_method(**views: type[APIView]) -> Any:
     for method, view in views.items():
         attributes[method] = getattr(view, method)
     name = "".join(view.__name__.removesuffix("Api") for view in views.values()) + "Api"
-    return type(name, (APIView,), attributes).as_view()
+    router: type[APIView] = type(name, (APIView,), attributes)
+    return router.as_view()

@@ -7,7 +7,7 @@ Each view parses its input, calls one service or selector, and renders with
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -30,11 +30,11 @@ from rest_framework.views import APIView
 
 from api import messages, serializers
 from api.schema import errors
+from api.views import callers
 from games import engine
 from games.errors import GameNotFound
 from games.reads import presenters, selectors, visibility
-from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody
-from games.reads.visibility import Viewer
+from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
 from games.writes import services
 
 #: Most events in one page of ``/events``.
@@ -61,13 +61,13 @@ def _game_uuid(text: str) -> uuid.UUID:
 class RulesListApi(APIView):
     @extend_schema(
         operation_id="rules_list",
-        summary="The rulesets and their parameters (RULES.md)",
+        summary="The rulesets and their parameters (docs/rules.md#rulesets)",
         tags=_TAGS,
         responses={200: serializers.RulesOut, **errors()},
     )
     def get(self, request: Request) -> Response:
         body: RulesBody = {
-            "results": [rules.describe() for rules in engine.RULESETS.values()],  # type: ignore[misc]
+            "results": [cast(RulesetBody, rules.describe()) for rules in engine.RULESETS.values()],
             "default": engine.DEFAULT_RULES.name,
         }
         return Response(body)
@@ -107,8 +107,8 @@ class GameCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_create(owner=request.user, **data.validated_data).summary
-        body = presenters.game_body(game, visibility.sight(Viewer.of(request.user), game))
+        game = services.game_create(owner=callers.player(request), **data.validated_data).summary
+        body = presenters.game_body(game, visibility.sight(callers.viewer(request), game))
         location = reverse("game-get", kwargs={"game_id": str(game.id)})
         headers = {"Location": location, "ETag": _etag(game.version)}
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
@@ -136,7 +136,7 @@ class GameListApi(APIView):
             for name, value in query.validated_data.items()
             if name in ("owner", "status", "rules")
         }
-        viewer = Viewer.of(request.user)
+        viewer = callers.viewer(request)
         rows = selectors.game_list(viewer=viewer, **filters)
         paginator = GamePagination()
         page = paginator.paginate_queryset(rows, request, view=self) or []
@@ -161,7 +161,7 @@ class GameGetApi(APIView):
         },
     )
     def get(self, request: Request, game_id: str) -> Response:
-        seen = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
+        seen = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
         etag = _etag(seen.game.version)
         wanted = parse_etags(request.headers.get("If-None-Match", ""))
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
@@ -205,13 +205,13 @@ class GameCommandApi(APIView):
         command, expected_version = serializers.parse_command(request.data)
         result = services.game_command(
             game_id=_game_uuid(game_id),
-            actor=request.user,
+            actor=callers.player(request),
             command=command,
             expected_version=expected_version,
             idempotency_key=key,
         )
         game, event = result.summary, result.event
-        sight = visibility.sight(Viewer.of(request.user), game)
+        sight = visibility.sight(callers.viewer(request), game)
         body: CommandResultBody = {
             "event": presenters.event_body(event, result.stream.effects_of(event.seq), sight),
             "game": presenters.game_body(game, sight),
@@ -240,7 +240,7 @@ class GameEventsApi(APIView):
     def get(self, request: Request, game_id: str) -> Response:
         query = serializers.EventListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game, sight = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
+        game, sight = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
         events, more = selectors.game_events(
             game=game, after=query.validated_data["after"], limit=EVENTS_PAGE
         )
@@ -267,7 +267,7 @@ class GameMovesApi(APIView):
         responses={200: serializers.MovesOut, **errors(403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game, _ = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
+        game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
         return Response({"moves": selectors.game_moves(game)})
 
 
@@ -280,7 +280,7 @@ class GameHintApi(APIView):
         responses={200: serializers.HintOut, **errors(403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game, _ = selectors.game_get(game_id=game_id, viewer=Viewer.of(request.user))
+        game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
         return Response({"move": selectors.game_hint(game)})
 
 
@@ -294,7 +294,7 @@ class GameStateApi(APIView):
     )
     def get(self, request: Request, game_id: str, version: int) -> Response:
         game, sight = selectors.game_get(
-            game_id=game_id, viewer=Viewer.of(request.user), version=version
+            game_id=game_id, viewer=callers.viewer(request), version=version
         )
         then = selectors.game_at_version(game=game, version=version)
         return Response(presenters.game_body(then, sight))

@@ -22,6 +22,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -50,6 +51,14 @@ def viewer_of(request: HttpRequest) -> Viewer:
     """The moderator behind ``request``, with the games whose secret they revealed."""
     revealed = {uuid.UUID(key) for key in request.session.get(REVEALED_SESSION_KEY, [])}
     return Viewer.of(request.user, revealed=revealed)
+
+
+def moderator_of(request: HttpRequest) -> User:
+    """The staff account behind an admin request (the admin lets only those in)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionDenied
+    return user
 
 
 def sight_of(request: HttpRequest, game: Game) -> Sight:
@@ -286,7 +295,7 @@ def voider(request: HttpRequest, void: bool) -> Callable[[Any, str], str]:
 
     def apply(target: Game | Standing, reason: str) -> str:
         service = moderation.result_void if void else moderation.result_restore
-        done = service(game_id=game_of(target), moderator=request.user, reason=reason)
+        done = service(game_id=game_of(target), moderator=moderator_of(request), reason=reason)
         verb = "Voided" if void else "Restored"
         return f"{verb} {label(target)} (event #{done.event.seq} of its stream)."
 

@@ -43,7 +43,8 @@ class DailyChallengeAdmin(ReadOnlyAdmin):
     change_form_template = "admin/games/dailychallenge/change_form.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[DailyChallenge]:
-        return super().get_queryset(request).annotate(entries=Count("standings"))
+        days: QuerySet[DailyChallenge] = super().get_queryset(request)
+        return days.annotate(entries=Count("standings"))
 
     @admin.display(description="status")
     def status(self, challenge: DailyChallenge) -> str:

@@ -230,7 +230,7 @@ class GameAdmin(ModerationAdmin):
 
     def _viewable(self, request: HttpRequest, object_id: str) -> Game:
         game = self.get_object(request, object_id)
-        if game is None:
+        if not isinstance(game, Game):
             raise Http404("no such game")
         if not self.has_view_permission(request, game):
             raise PermissionDenied

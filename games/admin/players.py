@@ -21,6 +21,7 @@ from games.admin.common import (
     elapsed,
     flag_list,
     game_link,
+    moderator_of,
 )
 from games.dailies.models import Standing
 from games.store.models import Game, ModerationAct, PlayerAccount
@@ -49,7 +50,8 @@ class PlayerAccountAdmin(ModerationAdmin):
     change_form_template = "admin/games/playeraccount/change_form.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PlayerAccount]:
-        return super().get_queryset(request).annotate(is_banned=banned("pk"))
+        accounts: QuerySet[PlayerAccount] = super().get_queryset(request)
+        return accounts.annotate(is_banned=banned("pk"))
 
     @admin.display(boolean=True, ordering="is_banned")
     def banned(self, user: PlayerAccount) -> bool:
@@ -151,14 +153,14 @@ class PlayerAccountAdmin(ModerationAdmin):
 
     def _ban(self, request: HttpRequest) -> Callable[[Any, str], str]:
         def apply(user: Any, reason: str) -> str:
-            moderation.player_ban(player=user, moderator=request.user, reason=reason)
+            moderation.player_ban(player=user, moderator=moderator_of(request), reason=reason)
             return f"Banned {user}."
 
         return apply
 
     def _unban(self, request: HttpRequest) -> Callable[[Any, str], str]:
         def apply(user: Any, reason: str) -> str:
-            moderation.player_unban(player=user, moderator=request.user, reason=reason)
+            moderation.player_unban(player=user, moderator=moderator_of(request), reason=reason)
             return f"Lifted the ban of {user}."
 
         return apply

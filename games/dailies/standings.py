@@ -1,8 +1,9 @@
 """Daily challenge standings: a projection kept in the same transaction as each event,
 ranked by PostgreSQL and pushed to the race's watchers after every change.
 
-Ranking (API.md): won games first, by least ``elapsed_ms`` then fewest moves; then the
-rest by most sequences, most revealed cards, highest score; ties by who joined first.
+Ranking (docs/api.md#standings): won games first, by least ``elapsed_ms`` then fewest
+moves; then the rest by most sequences, most revealed cards, highest score; ties by who
+joined first.
 Voided results and banned players are left out. The whole ranked list is built as JSON by
 one query, with a ``revision`` (the sum of every entry's game version) so that a watcher
 never swaps newer standings for older ones. Writers announce a change after commit

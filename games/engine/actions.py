@@ -2,7 +2,7 @@
 
 (Events record actions too; their vocabulary is the server's, in ``games.store.events``.)
 
-Columns and cells are numbered from 1, as in RULES.md and the API; ``index`` is the
+Columns and cells are numbered from 1, as in docs/rules.md and the API; ``index`` is the
 0-based position in a column, bottom card first.
 """
 

@@ -1,9 +1,9 @@
-"""Rejections: every refused action carries one stable code from RULES.md."""
+"""Rejections: every refused action carries one stable code (docs/rules.md#rejections)."""
 
 from __future__ import annotations
 
-#: Every rejection code, in RULES.md's order of precedence, with its English message.
-#: Messages never name a hidden card.
+#: Every rejection code, in the order of precedence of docs/rules.md#precedence, with its
+#: English message. Messages never name a hidden card.
 REJECTIONS: dict[str, str] = {
     "game_over": "The game is over.",
     "bad_column": "There is no such column or cell.",

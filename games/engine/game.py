@@ -1,8 +1,8 @@
 """Applying actions, listing legal ones, and the ``blocked`` flag.
 
-``apply`` checks legality once, in RULES.md's order of rejection codes, then builds the
-next state from tuples it shares with the previous one: a move copies only the two
-columns it touches.
+``apply`` checks legality once, in the order of precedence of docs/rules.md#precedence,
+then builds the next state from tuples it shares with the previous one: a move copies only
+the two columns it touches.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ RUN_POINTS = 100
 def apply(state: State, action: Action) -> tuple[State, Effects]:
     """The state after ``action`` and what it caused.
 
-    Raises :class:`RuleViolation` with RULES.md's code when the rules refuse the action;
-    ``state`` is never changed.
+    Raises :class:`RuleViolation` with its code (docs/rules.md#rejections) when the rules
+    refuse the action; ``state`` is never changed.
     """
     if state.status != PLAYING:
         raise RuleViolation("game_over")
@@ -65,7 +65,7 @@ def replay(rules: Ruleset, deal: Iterable[Card], actions: Iterable[Action]) -> S
 
 
 def is_blocked(state: State) -> bool:
-    """RULES.md's ``blocked``: playing, the reserve empty, and no move that counts.
+    """``blocked`` (docs/rules.md#blocked): playing, the reserve empty, and no move that counts.
 
     Whole-column moves into an empty column do not count, nor, under the repetition rule,
     moves back to a position already seen on this line of play.

@@ -1,4 +1,4 @@
-"""Every ruleset of RULES.md as data: a frozen record of parameters, nothing else.
+"""Every ruleset of docs/rules.md#rulesets as data: a frozen record of parameters, nothing else.
 
 The engine reads these fields; no code elsewhere branches on a ruleset's name.
 """
@@ -140,7 +140,7 @@ WASP = replace(
     undo_depth=None,
 )
 
-# The variants behave as cards4 except where RULES.md's variant table says otherwise.
+# The variants behave as cards4 except where docs/rules.md#ruleset-parameters says otherwise.
 SCORPION2 = replace(
     CARDS4, name="scorpion2", title="Scorpion II", layout=((3, 4),) * 3 + ((0, 7),) * 4
 )

@@ -1,4 +1,4 @@
-"""Publishing to live viewers: the one place, run after commit (docs/architecture.md#live).
+"""Publishing to live viewers: the one place, run after commit (docs/architecture.md#the-live-path).
 
 Each game has a channel-layer group; each daily challenge's race another. A game's message
 carries the event's ``seq`` and its frame rendered once per audience (``visibility.Audience``:

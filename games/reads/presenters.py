@@ -29,7 +29,7 @@ def timestamp(value: dt.datetime | None) -> str | None:
 
 
 def game_body(game: GameSummary, sight: Sight) -> GameBody:
-    """The Game of docs/api.md#game, as ``sight`` allows."""
+    """The Game of docs/api.md#game-object, as ``sight`` allows."""
     board = game.board
     if sight.reveal:
         columns: list[list[str | None]] = [list(cards) for cards in board.columns]
@@ -80,7 +80,7 @@ def player_view(game: GameSummary) -> dict[str, Any]:
 
 
 def event_body(event: Event, effects: dict[str, Any], sight: Sight) -> EventBody:
-    """The Event of docs/api.md#event (``event`` read with its actor), with the ``effects``
+    """The Event of docs/api.md#event-object (``event`` read with its actor), with the ``effects``
     its replay derived; a ``created`` event shows its seed and deal only with
     ``sight.reveal``."""
     return {

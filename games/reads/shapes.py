@@ -69,7 +69,7 @@ class EffectsBody(TypedDict):
 
 
 class GameBody(TypedDict):
-    """A game as one viewer may see it (docs/api.md#game)."""
+    """A game as one viewer may see it (docs/api.md#game-object)."""
 
     id: Annotated[str, Format("uuid")]
     rules: Annotated[str, RULES]
@@ -102,7 +102,7 @@ class GameBody(TypedDict):
 
 
 class EventBody(TypedDict):
-    """One event of a game's stream (docs/api.md#event)."""
+    """One event of a game's stream (docs/api.md#event-object)."""
 
     seq: int
     type: Annotated[str, Choices(events.TYPES)]
@@ -234,3 +234,18 @@ class RulesetBody(TypedDict):
 class RulesBody(TypedDict):
     results: list[RulesetBody]
     default: Annotated[str, RULES]
+
+
+class ErrorBody(TypedDict):
+    """Every error: a stable ``code``, a localised ``detail``, and fields named by status
+    (docs/api.md#errors)."""
+
+    code: str
+    detail: str
+    fields: NotRequired[
+        Annotated[
+            dict[str, list[str]],
+            Doc("400: messages by request field (non_field_errors for the whole body)"),
+        ]
+    ]
+    version: NotRequired[Annotated[int, Doc("409: the game's current version")]]

@@ -153,7 +153,7 @@ def listed(viewer: Viewer) -> Q:
     if viewer.staff:
         return Q()
     visible = (Q(public=True) & Q(challenge__isnull=True)) | Q(challenge__lt=challenges.today())
-    shown = ~Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True))
+    shown = ~Q(Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True)))
     if viewer.user_id is not None:
         visible |= Q(owner_id=viewer.user_id)
         shown |= Q(owner_id=viewer.user_id)

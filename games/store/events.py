@@ -9,7 +9,7 @@ needs the vocabulary (the fold, the presenters, the admin's filters, the OpenAPI
 it from here (docs/architecture.md#events).
 
 Events record intent, never effects (``moved {from, index, to}``): effects are derived on
-replay (docs/api.md#event). A move from a cell (``three_blind_mice``) is its own class,
+replay (docs/api.md#event-object). A move from a cell (``three_blind_mice``) is its own class,
 :class:`CellMoved`, but is stored with the type ``moved`` and a ``cell`` key, as every
 stream written since the first engine was.
 """

@@ -117,6 +117,8 @@ def start(event: Event) -> Stream:
             f"game {event.game_id} was written by engine {created.engine}, "
             f"this server replays engine {engine.ENGINE_VERSION}"
         )
+    if event.actor_id is None:
+        raise StreamCorrupted(f"game {event.game_id} #1 has no owner")
     try:
         rules = engine.RULESETS[created.rules]
         state = engine.new_game(rules, engine.parse_cards(created.deal))

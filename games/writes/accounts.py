@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 from games.errors import InvalidCredentials, UsernameTaken
 
 
-def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, str]:
+def player_register(*, username: str, password: str) -> tuple[User, str]:
     """Create an account and its API token; :class:`UsernameTaken` if the name is in use.
 
     The password must already have passed Django's password validators.

@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import clock
@@ -49,37 +49,29 @@ class ResultModerated:
     act: ModerationAct
 
 
-def player_ban(
-    *, player: AbstractBaseUser, moderator: AbstractBaseUser, reason: str
-) -> ModerationAct:
+def player_ban(*, player: User, moderator: User, reason: str) -> ModerationAct:
     """Ban ``player``; :class:`ModerationRefused` if they are banned already."""
     return _set_banned(player=player, moderator=moderator, reason=reason, banned=True)
 
 
-def player_unban(
-    *, player: AbstractBaseUser, moderator: AbstractBaseUser, reason: str
-) -> ModerationAct:
+def player_unban(*, player: User, moderator: User, reason: str) -> ModerationAct:
     """Lift ``player``'s ban; :class:`ModerationRefused` if they are not banned."""
     return _set_banned(player=player, moderator=moderator, reason=reason, banned=False)
 
 
-def result_void(*, game_id: uuid.UUID, moderator: AbstractBaseUser, reason: str) -> ResultModerated:
+def result_void(*, game_id: uuid.UUID, moderator: User, reason: str) -> ResultModerated:
     """Void the game's result (``result_voided`` in its stream); :class:`ModerationRefused`
     if it is voided already, :class:`~games.errors.GameNotFound` if there is no game."""
     return _judge(game_id=game_id, moderator=moderator, reason=reason, void=True)
 
 
-def result_restore(
-    *, game_id: uuid.UUID, moderator: AbstractBaseUser, reason: str
-) -> ResultModerated:
+def result_restore(*, game_id: uuid.UUID, moderator: User, reason: str) -> ResultModerated:
     """Restore a voided result (``result_restored`` in its stream); :class:`ModerationRefused`
     if it is not voided."""
     return _judge(game_id=game_id, moderator=moderator, reason=reason, void=False)
 
 
-def _set_banned(
-    *, player: AbstractBaseUser, moderator: AbstractBaseUser, reason: str, banned: bool
-) -> ModerationAct:
+def _set_banned(*, player: User, moderator: User, reason: str, banned: bool) -> ModerationAct:
     text = _checked(moderator, reason)
     with transaction.atomic():
         Player.objects.bulk_create([Player(user_id=player.pk)], ignore_conflicts=True)
@@ -106,9 +98,7 @@ def _set_banned(
     return act
 
 
-def _judge(
-    *, game_id: uuid.UUID, moderator: AbstractBaseUser, reason: str, void: bool
-) -> ResultModerated:
+def _judge(*, game_id: uuid.UUID, moderator: User, reason: str, void: bool) -> ResultModerated:
     text = _checked(moderator, reason)
     with transaction.atomic():
         row = services.lock_game(game_id)
@@ -133,7 +123,7 @@ def _judge(
     return ResultModerated(event, done.stream, done.summary, act)
 
 
-def _checked(moderator: AbstractBaseUser, reason: str) -> str:
+def _checked(moderator: User, reason: str) -> str:
     """The reason, trimmed; refuses a moderator who is not staff and an empty reason."""
     if not getattr(moderator, "is_staff", False) or not moderator.is_active:
         raise ModerationRefused("not_staff", "Only staff can moderate.")

@@ -17,9 +17,9 @@ import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
@@ -69,7 +69,7 @@ class CommandResult(Written):
 
 def game_create(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     rules: str = engine.DEFAULT_RULES.name,
     seed: int | None = None,
     deal: Sequence[str] | None = None,
@@ -95,7 +95,7 @@ def game_create(
     return _start_game(owner=owner, rules=ruleset, seed=seed, cards=cards, public=public)
 
 
-def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[Written, bool]:
+def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
     """The player's game of the daily challenge of ``date``, and whether it was made now.
 
     One game per player per day: joining again returns the same game. Only while the day
@@ -128,7 +128,7 @@ def challenge_join(*, date: dt.date, player: AbstractBaseUser) -> tuple[Written,
     return written, True
 
 
-def _joined(date: dt.date, player: AbstractBaseUser) -> Written | None:
+def _joined(date: dt.date, player: User) -> Written | None:
     row = Game.objects.select_related("owner").filter(challenge=date, owner_id=player.pk).first()
     if row is None:
         return None
@@ -137,7 +137,7 @@ def _joined(date: dt.date, player: AbstractBaseUser) -> Written | None:
 
 def _start_game(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     rules: engine.Ruleset,
     seed: int | None,
     cards: Sequence[engine.Card],
@@ -172,7 +172,7 @@ def _start_game(
 def game_command(
     *,
     game_id: uuid.UUID,
-    actor: AbstractBaseUser,
+    actor: User,
     command: dict[str, Any],
     expected_version: int | None = None,
     idempotency_key: str | None = None,
@@ -220,7 +220,7 @@ def game_command(
         )
 
 
-def _answered_again(row: Game, first: Event, owner: str) -> CommandResult:
+def _answered_again(row: Head, first: Event, owner: str) -> CommandResult:
     """The first answer to a retried idempotency key: its event and the game right after."""
     current = streams.load(row.id, row.version)
     answered = current if first.seq == current.version else streams.at_version(row.id, first.seq)
@@ -241,31 +241,40 @@ _OWNER_BANNED = RawSQL(
 )
 
 
-def lock_game(game_id: uuid.UUID) -> Game:
-    """Lock the game's stream (``SELECT … FOR UPDATE`` of its ``Game`` row) for the rest of
-    the caller's transaction: :class:`GameNotFound` if there is no such game.
+class Head(NamedTuple):
+    """What a writer reads of a locked game: its stream's head."""
 
-    The row carries ``owner_id``, ``version``, ``challenge`` and ``owner_banned`` (read in
-    the same query, from the ``games_player`` primary key). The ``Game`` row is both the
-    stream's head and its lock (docs/architecture.md#the-game-row).
+    id: uuid.UUID
+    owner_id: int
+    version: int
+    challenge: dt.date | None
+    owner_banned: bool
+
+
+def lock_game(game_id: uuid.UUID) -> Head:
+    """Lock the game's stream (``SELECT … FOR UPDATE`` of its ``Game`` row) for the rest of
+    the caller's transaction and read its head: :class:`GameNotFound` if there is no such
+    game. Whether its owner is banned is read in the same query, from the ``games_player``
+    primary key. The ``Game`` row is both the stream's head and its lock
+    (docs/architecture.md#the-game-row).
     """
     row = (
         Game.objects.select_for_update()
         .filter(id=game_id)
-        .only("owner_id", "version", "challenge")
         .annotate(owner_banned=_OWNER_BANNED)
+        .values_list("id", "owner_id", "version", "challenge", "owner_banned")
         .first()
     )
     if row is None:
         raise GameNotFound()
-    return row
+    return Head(*row)
 
 
 def append_event(
     stream: streams.Stream,
     fact: events.PlayerEvent | events.ModerationEvent,
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     owner: str,
     applied: tuple[engine.State, engine.Effects] | None = None,
     idempotency_key: str | None = None,
@@ -305,7 +314,7 @@ def append_event(
     return CommandResult(after, summary, event)
 
 
-def check_not_banned(player: AbstractBaseUser) -> None:
+def check_not_banned(player: User) -> None:
     """:class:`Banned` if ``player`` is banned (one primary-key lookup)."""
     if Player.objects.filter(user_id=player.pk, banned=True).exists():
         raise Banned()

@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):  # type: ignore[no-untyped-def]
+def _fast_passwords(settings):
     """Registration and token tests hash many passwords; the real hasher is slow on purpose."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -131,7 +131,7 @@ class Api:
         return response
 
 
-class _RequestWithoutBody(DjangoOpenAPIRequest):  # type: ignore[misc]
+class _RequestWithoutBody(DjangoOpenAPIRequest):
     """Only responses are validated: never read the request body (it may be one that the
     server refused as too large)."""
 
@@ -141,13 +141,13 @@ class _RequestWithoutBody(DjangoOpenAPIRequest):  # type: ignore[misc]
 
 
 @pytest.fixture
-def api(openapi) -> Api:  # type: ignore[no-untyped-def]
+def api(openapi) -> Api:
     """An anonymous client."""
     return Api(openapi)
 
 
 @pytest.fixture
-def player(django_user_model):  # type: ignore[no-untyped-def]
+def player(django_user_model):
     """Make a player: ``player("carol", is_staff=True)`` gives ``(user, token key)``."""
 
     def make(name: str, **extra: Any) -> tuple[Any, str]:
@@ -158,32 +158,32 @@ def player(django_user_model):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def alice(player):  # type: ignore[no-untyped-def]
+def alice(player):
     return player("alice")
 
 
 @pytest.fixture
-def bob(player):  # type: ignore[no-untyped-def]
+def bob(player):
     return player("bob")
 
 
 @pytest.fixture
-def staff(player):  # type: ignore[no-untyped-def]
+def staff(player):
     return player("root", is_staff=True)
 
 
 @pytest.fixture
-def as_alice(api, alice) -> Api:  # type: ignore[no-untyped-def]
+def as_alice(api, alice) -> Api:
     return api.as_user(alice[1])
 
 
 @pytest.fixture
-def as_bob(api, bob) -> Api:  # type: ignore[no-untyped-def]
+def as_bob(api, bob) -> Api:
     return api.as_user(bob[1])
 
 
 @pytest.fixture
-def as_staff(api, staff) -> Api:  # type: ignore[no-untyped-def]
+def as_staff(api, staff) -> Api:
     return api.as_user(staff[1])
 
 

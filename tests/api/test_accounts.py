@@ -144,7 +144,7 @@ def test_player_record_counts_games_and_the_fastest_win(api, alice, sample_deal)
     }
 
 
-def _win(stream, user, at):  # type: ignore[no-untyped-def]
+def _win(stream, user, at):
     """Mark ``stream``'s game won at ``at`` (its projection only: the record reads it)."""
     from games.store.models import Game
 

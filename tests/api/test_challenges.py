@@ -21,7 +21,7 @@ WIN = json.loads(
 )
 
 
-def at(day: dt.date, hour: int = 12, minute: int = 0):  # type: ignore[no-untyped-def]
+def at(day: dt.date, hour: int = 12, minute: int = 0):
     return clock.frozen(dt.datetime.combine(day, dt.time(hour, minute), tzinfo=dt.UTC))
 
 
@@ -34,7 +34,7 @@ def hidden_codes(deal: list[str]) -> set[str]:
     return {engine.card_code(card) for card in [*face_down, *state.reserve]}
 
 
-def test_today_join_and_join_again(as_alice, api) -> None:  # type: ignore[no-untyped-def]
+def test_today_join_and_join_again(as_alice, api) -> None:
     with at(DAY):
         today = api.get("/api/v1/challenges/today")
         assert today.status_code == 200
@@ -51,14 +51,14 @@ def test_today_join_and_join_again(as_alice, api) -> None:  # type: ignore[no-un
 
 
 @pytest.mark.parametrize("date", ["2026-12-01", "2027-01-01", "yesterday", "2026-13-01", "1"])
-def test_days_that_have_not_begun_or_are_not_dates_are_404(api, as_alice, date: str) -> None:  # type: ignore[no-untyped-def]
+def test_days_that_have_not_begun_or_are_not_dates_are_404(api, as_alice, date: str) -> None:
     with at(DAY):
         assert api.get(f"/api/v1/challenges/{date}").json()["code"] == "not_found"
         assert as_alice.post(f"/api/v1/challenges/{date}/join").status_code == 404
         assert api.get(f"/api/v1/challenges/{date}/standings").status_code == 404
 
 
-def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob, api) -> None:  # type: ignore[no-untyped-def]
+def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob, api) -> None:
     with at(DAY):
         game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
         base = f"/api/v1/games/{game}"
@@ -73,7 +73,7 @@ def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob,
         assert as_bob.post(f"{base}/commands", {"type": "deal"}).json()["code"] == "not_owner"
 
 
-def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(  # type: ignore[no-untyped-def]
+def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(
     api, as_alice, as_bob
 ) -> None:
     with at(DAY):
@@ -85,7 +85,7 @@ def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(  # 
         seed = str(dailies.secret_seed(DAY))
         bodies = []
 
-        def keep(response) -> None:  # type: ignore[no-untyped-def]
+        def keep(response) -> None:
             bodies.append(response.content.decode() + json.dumps(dict(response.headers)))
 
         keep(api.get("/api/v1/challenges/today"))
@@ -119,7 +119,7 @@ def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(  # 
         assert f'"{code}"' not in text, code
 
 
-def test_after_the_day_the_seed_appears_and_every_game_is_public(as_alice, as_bob, api) -> None:  # type: ignore[no-untyped-def]
+def test_after_the_day_the_seed_appears_and_every_game_is_public(as_alice, as_bob, api) -> None:
     with at(DAY):
         game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
         as_alice.post(f"/api/v1/games/{game}/commands", {"type": "deal"})
@@ -144,7 +144,7 @@ def test_after_the_day_the_seed_appears_and_every_game_is_public(as_alice, as_bo
     assert game in listed
 
 
-def test_standings_endpoint_ranks_the_race(as_alice, as_bob, api) -> None:  # type: ignore[no-untyped-def]
+def test_standings_endpoint_ranks_the_race(as_alice, as_bob, api) -> None:
     DailyChallenge.objects.create(
         date=DAY,
         rules="classic",

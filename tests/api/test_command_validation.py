@@ -1,4 +1,5 @@
-"""Command bodies that are not one of API.md's shapes: 400 with fields, never a 500."""
+"""Command bodies that are none of the command shapes of docs/api.md: 400 with fields,
+never a 500."""
 
 import pytest
 
@@ -13,7 +14,7 @@ NOT_INT = "A valid integer is required."
 
 
 @pytest.fixture
-def path(alice, sample_deal):  # type: ignore[no-untyped-def]
+def path(alice, sample_deal):
     game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
     return f"/api/v1/games/{game_id}/commands"
 

@@ -13,7 +13,7 @@ FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
 @pytest.fixture
-def game(alice, sample_deal):  # type: ignore[no-untyped-def]
+def game(alice, sample_deal):
     return str(services.game_create(owner=alice[0], deal=sample_deal).game_id)
 
 

@@ -14,9 +14,9 @@ from games.writes import services
 pytestmark = pytest.mark.django_db
 
 
-def error(response) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def error(response) -> dict:
     assert response["Content-Type"] == "application/json", response.content
-    body: dict = json.loads(response.content)  # type: ignore[type-arg]
+    body: dict = json.loads(response.content)
     assert {"code", "detail"} <= set(body)
     return body
 
@@ -132,7 +132,7 @@ def test_a_session_post_without_csrf_token_is_403_json(alice):
     assert error(response)["code"] == "permission_denied"
 
 
-def wrapped(django_error, driver_error):  # type: ignore[no-untyped-def]
+def wrapped(django_error, driver_error):
     """What Django raises when psycopg fails under it: its own class, caused by psycopg's."""
     error = django_error(*driver_error.args)
     error.__cause__ = driver_error
@@ -158,7 +158,7 @@ def wrapped(django_error, driver_error):  # type: ignore[no-untyped-def]
     ],
 )
 def test_a_database_outage_is_503_with_retry_after(api, alice, failure, method, path):
-    def refuse(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+    def refuse(execute, sql, params, many, context):
         raise failure
 
     with connection.execute_wrapper(refuse):
@@ -178,7 +178,7 @@ def test_a_database_outage_is_503_with_retry_after(api, alice, failure, method, 
 def test_a_database_outage_during_a_command_is_503(as_alice, alice, sample_deal):
     game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
 
-    def refuse(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+    def refuse(execute, sql, params, many, context):
         if "games_event" in sql and sql.lstrip().upper().startswith("INSERT"):
             raise wrapped(OperationalError, psycopg.OperationalError("server closed"))
         return execute(sql, params, many, context)

@@ -12,12 +12,12 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def public_game(alice):  # type: ignore[no-untyped-def]
+def public_game(alice):
     return services.game_create(owner=alice[0], seed=4242)
 
 
 @pytest.fixture
-def private_game(alice):  # type: ignore[no-untyped-def]
+def private_game(alice):
     return services.game_create(owner=alice[0], seed=99, public=False)
 
 

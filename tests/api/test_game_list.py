@@ -8,7 +8,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def games(alice, bob, staff):  # type: ignore[no-untyped-def]
+def games(alice, bob, staff):
     """alice: a public classic game and a private easy one; bob: a public game he resigned."""
     made = {
         "alice_public": services.game_create(owner=alice[0], seed=1),
@@ -21,7 +21,7 @@ def games(alice, bob, staff):  # type: ignore[no-untyped-def]
     return {name: str(stream.game_id) for name, stream in made.items()}
 
 
-def ids(response) -> list[str]:  # type: ignore[no-untyped-def]
+def ids(response) -> list[str]:
     assert response.status_code == 200, response.content
     assert set(response.json()) == {"results", "next"}
     return [game["id"] for game in response.json()["results"]]

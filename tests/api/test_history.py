@@ -13,7 +13,7 @@ FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
 @pytest.fixture
-def played(alice, sample_deal):  # type: ignore[no-untyped-def]
+def played(alice, sample_deal):
     """The sample deal after the first move, the deal and an undo (version 4)."""
     user = alice[0]
     game_id = services.game_create(owner=user, deal=sample_deal).game_id

@@ -11,7 +11,7 @@ FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
 @pytest.fixture
-def path(alice, sample_deal):  # type: ignore[no-untyped-def]
+def path(alice, sample_deal):
     game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
     return f"/api/v1/games/{game_id}/commands"
 

@@ -31,7 +31,7 @@ EXPECTED = {
 
 
 @pytest.fixture
-def path(alice):  # type: ignore[no-untyped-def]
+def path(alice):
     game_id = services.game_create(owner=alice[0], seed=1).game_id
     services.game_command(game_id=game_id, actor=alice[0], command=EMPTY_COLUMN_6)
     return f"/api/v1/games/{game_id}/commands"

@@ -26,23 +26,23 @@ NO_EFFECTS = {"points": 0, "flipped": [], "removed": []}
 
 
 @pytest.fixture(autouse=True)
-def _noon():  # type: ignore[no-untyped-def]
+def _noon():
     DailyChallenge.objects.create(date=DAY, rules="classic", seed=WIN["seed"], created_at=NOON)
     with clock.frozen(NOON):
         yield
 
 
-def ranked(api) -> list[str]:  # type: ignore[no-untyped-def]
+def ranked(api) -> list[str]:
     response = api.get("/api/v1/challenges/2026-11-30/standings")
     assert response.status_code == 200
     return [entry["player"] for entry in response.json()["results"]]
 
 
-def listed(client) -> set[str]:  # type: ignore[no-untyped-def]
+def listed(client) -> set[str]:
     return {game["id"] for game in client.get("/api/v1/games").json()["results"]}
 
 
-def test_a_banned_player_gets_403_banned_and_leaves_standings_and_lists(  # type: ignore[no-untyped-def]
+def test_a_banned_player_gets_403_banned_and_leaves_standings_and_lists(
     api, alice, as_alice, as_bob, staff, as_staff, sample_deal
 ) -> None:
     game = as_alice.post("/api/v1/games", {"deal": sample_deal}).json()["id"]
@@ -77,7 +77,7 @@ def test_a_banned_player_gets_403_banned_and_leaves_standings_and_lists(  # type
     assert game in listed(as_bob)
 
 
-def test_void_and_restore_move_a_result_out_of_and_back_into_the_standings(  # type: ignore[no-untyped-def]
+def test_void_and_restore_move_a_result_out_of_and_back_into_the_standings(
     api, alice, as_alice, as_bob, staff
 ) -> None:
     game = as_alice.post("/api/v1/challenges/today/join").json()["id"]

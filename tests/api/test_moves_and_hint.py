@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def game(alice, sample_deal):  # type: ignore[no-untyped-def]
+def game(alice, sample_deal):
     return str(services.game_create(owner=alice[0], deal=sample_deal).game_id)
 
 
@@ -64,7 +64,7 @@ def test_the_hint_recommends_a_listed_move(api, game):
 
 
 def test_the_hint_reads_only_the_public_board(api, game, monkeypatch):
-    def no_replay(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def no_replay(*args, **kwargs):
         raise AssertionError("the hint must not rebuild the hidden state")
 
     monkeypatch.setattr(streams, "load", no_replay)

@@ -40,7 +40,7 @@ FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
 @pytest.fixture(scope="module")
-def document(openapi):  # type: ignore[no-untyped-def]
+def document(openapi):
     """The served document as plain JSON."""
     with (openapi.spec / "").open() as contents:
         return json.loads(json.dumps(contents))
@@ -147,7 +147,7 @@ def test_error_bodies_validate(api, alice, bob, sample_deal, settings):
     assert {400, 401, 403, 404, 409, 422, 503} <= validated
 
 
-def _refuse(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+def _refuse(execute, sql, params, many, context):
     error = OperationalError("connection refused")
     error.__cause__ = psycopg.OperationalError("connection refused")
     raise error

@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def rates(settings):  # type: ignore[no-untyped-def]
+def rates(settings):
     """Set throttle rates for one test: ``rates(anon="2/minute")``."""
 
     def set_rates(**scopes: str) -> None:
@@ -20,7 +20,7 @@ def rates(settings):  # type: ignore[no-untyped-def]
     return set_rates
 
 
-def assert_throttled(response) -> None:  # type: ignore[no-untyped-def]
+def assert_throttled(response) -> None:
     assert response.status_code == 429
     assert response.json() == {"code": "throttled", "detail": "Too many requests; try again later."}
     assert 1 <= int(response["Retry-After"]) <= 60
@@ -77,7 +77,7 @@ def test_a_broken_cache_lets_requests_through(api, rates, monkeypatch):
 
     rates(anon="1/minute")
 
-    def down(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def down(*args, **kwargs):
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(cache, "get", down)

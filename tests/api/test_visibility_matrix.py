@@ -7,7 +7,7 @@ events, its first position, its moves and hint, the game list, the WebSocket sna
 frames and resumed frames, and the admin's game page, replay and event page.
 
 The expected outcome of each combination is written out below as a table of its own, from
-docs/api.md#who-sees-what, not derived from the code. Each observation is read from the real
+docs/api.md#visibility, not derived from the code. Each observation is read from the real
 response and checked position by position against the game's true state, so that any single
 place that showed a hidden card (or masked one it should show) makes the table differ.
 """
@@ -56,7 +56,7 @@ def noon(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
 
 
-# --- What each combination must show (docs/api.md#who-sees-what) ---------------------------
+# --- What each combination must show (docs/api.md#visibility) ---------------------------
 
 
 def expected(mode: str, state: str, viewer: str) -> str:
@@ -301,7 +301,7 @@ def observe_admin(client: Client, game: Game) -> Iterator[tuple[str, str]]:
 
 
 @pytest.fixture
-def people(django_user_model):  # type: ignore[no-untyped-def]
+def people(django_user_model):
     """Each viewer kind as a user (``None`` for anonymous) with an API token."""
     make = django_user_model.objects
     users = {
@@ -321,7 +321,7 @@ def people(django_user_model):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_each_viewer_sees_exactly_what_visibility_allows_everywhere(mode, people, api) -> None:  # type: ignore[no-untyped-def]
+def test_each_viewer_sees_exactly_what_visibility_allows_everywhere(mode, people, api) -> None:
     users, tokens = people
     games = {state: make_game(mode, state, users["owner"]) for state in STATES}
     observed: dict[tuple[str, str, str], str] = {}
@@ -366,7 +366,7 @@ def one_more_event(game: Game, state: str, users: dict[str, Any]) -> None:
         moderation.result_void(game_id=game.id, moderator=users["moderator"], reason="matrix")
 
 
-def test_the_hint_is_the_same_for_every_viewer_who_may_read_the_game(people, api) -> None:  # type: ignore[no-untyped-def]
+def test_the_hint_is_the_same_for_every_viewer_who_may_read_the_game(people, api) -> None:
     """A hint is computed from the player's view: staff, who may see hidden cards, get the
     same hint as the owner and strangers."""
     users, tokens = people

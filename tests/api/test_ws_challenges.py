@@ -26,7 +26,7 @@ DAY = NOW.date()
 
 
 @pytest.fixture(autouse=True)
-def _noon():  # type: ignore[no-untyped-def]
+def _noon():
     streams.cache.clear()
     with clock.frozen(NOW):
         yield
@@ -34,7 +34,7 @@ def _noon():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def racers(django_user_model):  # type: ignore[no-untyped-def]
+def racers(django_user_model):
     return [
         django_user_model.objects.create_user(name, password=f"pw-{name}-123")
         for name in ("alice", "bob", "carol")
@@ -57,7 +57,7 @@ def players(frame: dict[str, Any]) -> list[str]:
     return [entry["player"] for entry in frame["results"]]
 
 
-def test_standings_first_then_after_every_change(racers) -> None:  # type: ignore[no-untyped-def]
+def test_standings_first_then_after_every_change(racers) -> None:
     alice, bob, carol = racers
 
     async def scenario() -> list[dict[str, Any]]:
@@ -80,14 +80,14 @@ def test_standings_first_then_after_every_change(racers) -> None:  # type: ignor
     assert players(frames[1]) == ["alice"]
     assert sorted(players(frames[2])) == ["alice", "bob"]
     # Only wins rank by status; the rest rank by sequences, revealed cards, score, then
-    # who joined first (API.md): alice resigned, level with bob, and stays first.
+    # who joined first (docs/api.md#standings): alice resigned, level with bob, and stays first.
     assert [(r["player"], r["status"]) for r in frames[3]["results"]] == [
         ("alice", "resigned"),
         ("bob", "playing"),
     ]
 
 
-def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:  # type: ignore[no-untyped-def]
+def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:
     alice, bob, _ = racers
     layer = get_channel_layer()
 
@@ -128,7 +128,7 @@ def test_a_watcher_never_takes_older_standings_after_newer_ones() -> None:
     async def send(text_data: str) -> None:
         sent.append(text_data)
 
-    watcher.send = send  # type: ignore[method-assign]
+    watcher.send = send
 
     async def scenario() -> None:
         await watcher.deliver(5, "newer")
@@ -140,7 +140,7 @@ def test_a_watcher_never_takes_older_standings_after_newer_ones() -> None:
     assert sent == ["newer", "the same again", "newest"]
 
 
-def test_spectating_another_players_daily_game_is_refused_while_open(racers) -> None:  # type: ignore[no-untyped-def]
+def test_spectating_another_players_daily_game_is_refused_while_open(racers) -> None:
     alice, bob, _ = racers
     game, _ = services.challenge_join(date=DAY, player=alice)
     bob_token = Token.objects.create(user=bob).key

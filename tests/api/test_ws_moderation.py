@@ -22,7 +22,7 @@ DAY = NOW.date()
 
 
 @pytest.fixture(autouse=True)
-def _noon():  # type: ignore[no-untyped-def]
+def _noon():
     streams.cache.clear()
     with clock.frozen(NOW):
         yield
@@ -30,7 +30,7 @@ def _noon():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def people(django_user_model):  # type: ignore[no-untyped-def]
+def people(django_user_model):
     make = django_user_model.objects.create_user
     return (
         make("alice", password="pw-alice-123"),
@@ -64,7 +64,7 @@ void = database_sync_to_async(moderation.result_void)
 restore = database_sync_to_async(moderation.result_restore)
 
 
-def test_race_watchers_see_bans_and_voids_in_the_pushed_standings(people) -> None:  # type: ignore[no-untyped-def]
+def test_race_watchers_see_bans_and_voids_in_the_pushed_standings(people) -> None:
     alice, bob, mod = people
 
     async def scenario() -> None:
@@ -86,7 +86,7 @@ def test_race_watchers_see_bans_and_voids_in_the_pushed_standings(people) -> Non
     asyncio.run(scenario())
 
 
-def test_spectators_receive_the_void_as_an_event_frame(people, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_spectators_receive_the_void_as_an_event_frame(people, sample_deal) -> None:
     alice, _, mod = people
     game = services.game_create(owner=alice, deal=sample_deal)
 

@@ -29,12 +29,12 @@ FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
 @pytest.fixture
-def alice(django_user_model):  # type: ignore[no-untyped-def]
+def alice(django_user_model):
     return django_user_model.objects.create_user("alice", password="pw-alice-123")
 
 
 @pytest.fixture
-def mallory(django_user_model):  # type: ignore[no-untyped-def]
+def mallory(django_user_model):
     return django_user_model.objects.create_user("mallory", password="pw-mallory-123")
 
 
@@ -45,7 +45,7 @@ def sample_deal() -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():  # type: ignore[no-untyped-def]
+def _fresh_cache():
     streams.cache.clear()
     yield
     streams.cache.clear()
@@ -79,7 +79,7 @@ async def closed_with(communicator: WebsocketCommunicator) -> int:
 command = database_sync_to_async(services.game_command)
 
 
-def test_snapshot_then_every_event_in_order(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_snapshot_then_every_event_in_order(alice, sample_deal) -> None:
     game = services.game_create(owner=alice, deal=sample_deal)
 
     async def scenario() -> list[dict[str, Any]]:
@@ -113,7 +113,7 @@ async def first_frame(path: str) -> dict[str, Any]:
     return frame
 
 
-def test_resume_after_n_sends_the_missed_events_then_live_ones(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_resume_after_n_sends_the_missed_events_then_live_ones(alice, sample_deal) -> None:
     game = services.game_create(owner=alice, deal=sample_deal)
     services.game_command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
     services.game_command(game_id=game.game_id, actor=alice, command={"type": "deal"})
@@ -132,7 +132,7 @@ def test_resume_after_n_sends_the_missed_events_then_live_ones(alice, sample_dea
     assert [frame["event"]["seq"] for frame in received[1:]] == [2, 3, 4]
 
 
-def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) -> None:  # type: ignore[no-untyped-def]
+def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) -> None:
     public = services.game_create(owner=alice, seed=1)
     private = services.game_create(owner=alice, seed=2, public=False)
     alice_token = Token.objects.create(user=alice).key
@@ -159,7 +159,7 @@ def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) ->
     run(scenario())
 
 
-def test_ping_pong_and_bad_frames_keep_the_connection(alice) -> None:  # type: ignore[no-untyped-def]
+def test_ping_pong_and_bad_frames_keep_the_connection(alice) -> None:
     game = services.game_create(owner=alice, seed=3)
 
     async def scenario() -> None:
@@ -179,7 +179,7 @@ def test_ping_pong_and_bad_frames_keep_the_connection(alice) -> None:  # type: i
     run(scenario())
 
 
-def test_duplicates_are_dropped_and_gaps_filled_from_the_store(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_duplicates_are_dropped_and_gaps_filled_from_the_store(alice, sample_deal) -> None:
     game = services.game_create(owner=alice, deal=sample_deal)
     layer = get_channel_layer()
     group = publish.game_group(game.game_id)
@@ -218,7 +218,7 @@ def test_duplicates_are_dropped_and_gaps_filled_from_the_store(alice, sample_dea
     assert received[3]["game"]["columns"][0][0] == sample_deal[0]
 
 
-def test_disconnect_leaves_no_group_membership(alice) -> None:  # type: ignore[no-untyped-def]
+def test_disconnect_leaves_no_group_membership(alice) -> None:
     game = services.game_create(owner=alice, seed=4)
     layer = get_channel_layer()
     group = publish.game_group(game.game_id)
@@ -235,7 +235,7 @@ def test_disconnect_leaves_no_group_membership(alice) -> None:  # type: ignore[n
     run(scenario())
 
 
-def test_no_frame_carries_a_hidden_card(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_no_frame_carries_a_hidden_card(alice, sample_deal) -> None:
     game = services.game_create(owner=alice, deal=sample_deal)
     bodies = [FIRST_MOVE, {"type": "deal"}, {"type": "undo"}]
     state = engine.new_game(engine.RULESETS["classic"], engine.parse_cards(sample_deal))
@@ -265,7 +265,7 @@ def test_no_frame_carries_a_hidden_card(alice, sample_deal) -> None:  # type: ig
         assert '"seed": null' in text and '"deal": [' not in text
 
 
-def test_staff_see_hidden_cards_in_every_frame(alice, django_user_model, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_staff_see_hidden_cards_in_every_frame(alice, django_user_model, sample_deal) -> None:
     staff = django_user_model.objects.create_user("mod", password="pw-mod-12345", is_staff=True)
     token = Token.objects.create(user=staff).key
     game = services.game_create(owner=alice, deal=sample_deal)

@@ -28,7 +28,7 @@ WIN = json.loads(
 
 
 @pytest.fixture(scope="module")
-def cluster(live_server_factory, redis_url):  # type: ignore[no-untyped-def]
+def cluster(live_server_factory, redis_url):
     return live_server_factory(redis_url=redis_url), live_server_factory(redis_url=redis_url)
 
 
@@ -49,7 +49,7 @@ def play(client: httpx.Client, game: str, commands: list[dict[str, Any]]) -> Non
         assert response.status_code == 201, response.text
 
 
-def test_three_players_race_and_the_watcher_sees_every_change(cluster) -> None:  # type: ignore[no-untyped-def]
+def test_three_players_race_and_the_watcher_sees_every_change(cluster) -> None:
     a, b = cluster
     today = dt.datetime.now(dt.UTC).date()
     # Today's deal: one with a known winning line (instead of the secret seed's).

@@ -70,7 +70,7 @@ def ranked(client: httpx.Client, day: dt.date) -> list[str]:
     return [entry["player"] for entry in response.json()["results"]]
 
 
-def test_a_moderator_voids_a_daily_result_in_a_real_browser(  # type: ignore[no-untyped-def]
+def test_a_moderator_voids_a_daily_result_in_a_real_browser(
     live_server_factory, chromium, django_user_model
 ) -> None:
     from playwright.sync_api import expect, sync_playwright

@@ -32,13 +32,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(scope="module")
-def cluster(live_server_factory, redis_url):  # type: ignore[no-untyped-def]
+def cluster(live_server_factory, redis_url):
     """Two daphne processes, A and B, on one PostgreSQL and one Redis."""
     return live_server_factory(redis_url=redis_url), live_server_factory(redis_url=redis_url)
 
 
 @pytest.fixture
-def player(django_user_model):  # type: ignore[no-untyped-def]
+def player(django_user_model):
     user = django_user_model.objects.create_user("alice", password="pw-alice-123")
     return user, Token.objects.create(user=user).key
 
@@ -75,7 +75,7 @@ def read_until(ws: Any, last_seq: int, timeout: float = 60) -> list[dict[str, An
     return frames
 
 
-def test_spectator_on_b_sees_every_move_sent_to_a_in_order(cluster, player) -> None:  # type: ignore[no-untyped-def]
+def test_spectator_on_b_sees_every_move_sent_to_a_in_order(cluster, player) -> None:
     a, b = cluster
     user, token = player
     game = services.game_create(owner=user, rules="classic", seed=21)
@@ -92,7 +92,7 @@ def test_spectator_on_b_sees_every_move_sent_to_a_in_order(cluster, player) -> N
     assert frames[-1]["game"]["version"] == 41
 
 
-def test_resume_after_n_while_a_writer_keeps_appending(cluster, player) -> None:  # type: ignore[no-untyped-def]
+def test_resume_after_n_while_a_writer_keeps_appending(cluster, player) -> None:
     a, b = cluster
     user, token = player
     game = services.game_create(owner=user, rules="cards4", seed=22)
@@ -131,7 +131,7 @@ async def spectate(url: str, last_seq: int, ready: asyncio.Event, count: list[in
         return seqs
 
 
-def test_two_hundred_spectators_each_get_every_event_once(cluster, player) -> None:  # type: ignore[no-untyped-def]
+def test_two_hundred_spectators_each_get_every_event_once(cluster, player) -> None:
     a, b = cluster
     user, token = player
     game = services.game_create(owner=user, rules="wasp", seed=23)
@@ -159,7 +159,7 @@ def test_two_hundred_spectators_each_get_every_event_once(cluster, player) -> No
 
 def test_private_game_refuses_strangers_over_real_sockets(
     cluster, player, django_user_model
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _, b = cluster
     user, token = player
     stranger = django_user_model.objects.create_user("mallory", password="pw-mallory-123")
@@ -176,7 +176,7 @@ def test_private_game_refuses_strangers_over_real_sockets(
         assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
 
 
-def test_an_abrupt_disconnect_leaves_no_group_membership(cluster, player, redis_url) -> None:  # type: ignore[no-untyped-def]
+def test_an_abrupt_disconnect_leaves_no_group_membership(cluster, player, redis_url) -> None:
     _, b = cluster
     user, _ = player
     game = services.game_create(owner=user, seed=25)

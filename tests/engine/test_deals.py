@@ -104,7 +104,7 @@ def test_shuffle_positions_are_not_biased() -> None:
 @pytest.mark.parametrize("seed", [-1, MAX_SEED + 1, 1.5, True, "3"])
 def test_bad_seeds_are_refused(seed: object) -> None:
     with pytest.raises(ValueError):
-        shuffle(new_deck(), seed)  # type: ignore[arg-type]
+        shuffle(new_deck(), seed)
 
 
 def test_check_deal_refuses_short_long_and_repeated_decks() -> None:

@@ -1,4 +1,4 @@
-"""Every rejection code of RULES.md, provoked on purpose, and their precedence."""
+"""Every rejection code of docs/rules.md, provoked on purpose, and their precedence."""
 
 import pytest
 
@@ -24,7 +24,7 @@ from .helpers import board, run, snapshot
 def refuse(state: State, action: object) -> str:
     before = snapshot(state)
     with pytest.raises(RuleViolation) as caught:
-        apply(state, action)  # type: ignore[arg-type]
+        apply(state, action)
     assert snapshot(state) == before, "a refused action changed the state"
     return caught.value.code
 

@@ -53,7 +53,7 @@ def accepted_moves(state: State) -> set[object]:
     for action in candidates:
         before = snapshot(state)
         try:
-            apply(state, action)  # type: ignore[arg-type]
+            apply(state, action)
         except RuleViolation:
             assert snapshot(state) == before
             continue
@@ -103,7 +103,7 @@ def test_random_self_play_keeps_every_invariant(rules_name: str) -> None:
             action = choose(rng, state, legal)
             before = snapshot(state)
             try:
-                after, effects = apply(state, action)  # type: ignore[arg-type]
+                after, effects = apply(state, action)
             except RuleViolation as refused:
                 assert isinstance(action, Undo), refused
                 assert snapshot(state) == before
@@ -125,7 +125,7 @@ def test_random_self_play_keeps_every_invariant(rules_name: str) -> None:
             )
             state = after
         total_actions += len(actions)
-        replayed = replay(rules, deal, actions)  # type: ignore[arg-type]
+        replayed = replay(rules, deal, actions)
         assert replayed.same_as(state)
         assert player_view(replayed) == player_view(state)
     assert total_actions >= ACTIONS_PER_RULESET
@@ -151,7 +151,7 @@ def test_self_play_reaches_wins_and_losses() -> None:
 
 def greedy(state: State, legal: list[object]) -> object:
     def value(action: object) -> tuple[int, int]:
-        after, effects = apply(state, action)  # type: ignore[arg-type]
+        after, effects = apply(state, action)
         whole = isinstance(action, Move) and action.index == 0 and not state.down[action.source - 1]
         return (effects.points - (50 if whole else 0), -len(after.columns[0]))
 

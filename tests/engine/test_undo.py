@@ -18,7 +18,7 @@ from games.engine import (
 from .helpers import board, snapshot
 
 
-def board_of(state):  # type: ignore[no-untyped-def]
+def board_of(state):
     return (state.columns, state.down, state.reserve, state.cells, state.removed, state.score)
 
 
@@ -58,7 +58,7 @@ def test_undo_walks_back_several_actions_in_order(sample_deal: list[str]) -> Non
     assert back_start.moves == 2 and back_start.undos == 2
 
 
-def shuttle(rules: str, count: int):  # type: ignore[no-untyped-def]
+def shuttle(rules: str, count: int):
     """``count`` legal moves of a lone King between two empty columns."""
     state = board(rules, ["KH", "", "", "QD", "9C", "6H", "3S"])
     for step in range(count):

@@ -18,7 +18,7 @@ from games.engine.hint import hint
 from .helpers import board
 
 
-def hidden_codes(state) -> set[str]:  # type: ignore[no-untyped-def]
+def hidden_codes(state) -> set[str]:
     columns = zip(state.columns, state.down, strict=True)
     hidden = {CODE[card] for cards, down in columns for card in cards[:down]}
     return hidden | {CODE[c] for c in state.reserve}

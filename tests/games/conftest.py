@@ -9,7 +9,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture(autouse=True)
-def _cold_stream_cache():  # type: ignore[no-untyped-def]
+def _cold_stream_cache():
     """Each test starts without cached streams (the database is rolled back between tests)."""
     streams.cache.clear()
     yield
@@ -17,12 +17,12 @@ def _cold_stream_cache():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def alice(django_user_model):  # type: ignore[no-untyped-def]
+def alice(django_user_model):
     return django_user_model.objects.create_user("alice", password="pw-alice-123")
 
 
 @pytest.fixture
-def bob(django_user_model):  # type: ignore[no-untyped-def]
+def bob(django_user_model):
     return django_user_model.objects.create_user("bob", password="pw-bob-123")
 
 

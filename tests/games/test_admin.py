@@ -30,25 +30,25 @@ OUR_MODELS = ("playeraccount", "game", "event", "dailychallenge", "standing", "m
 
 
 @pytest.fixture(autouse=True)
-def _noon():  # type: ignore[no-untyped-def]
+def _noon():
     with clock.frozen(NOON):
         yield
 
 
 @pytest.fixture
-def root(django_user_model):  # type: ignore[no-untyped-def]
+def root(django_user_model):
     return django_user_model.objects.create_superuser("root", password="pw-root-123")
 
 
 @pytest.fixture
-def mod(django_user_model):  # type: ignore[no-untyped-def]
+def mod(django_user_model):
     user = django_user_model.objects.create_user("mod", password="pw-mod-123")
     call_command("grant_moderator", "mod", stdout=open("/dev/null", "w"))  # noqa: SIM115
     user.refresh_from_db()
     return user
 
 
-def client_of(user) -> Client:  # type: ignore[no-untyped-def]
+def client_of(user) -> Client:
     client = Client()
     if user is not None:
         client.force_login(user)
@@ -56,7 +56,7 @@ def client_of(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def world(alice, bob, mod, sample_deal):  # type: ignore[no-untyped-def]
+def world(alice, bob, mod, sample_deal):
     """A played game, a voided one, a won daily (flagged fast), a ban on the record."""
     game = services.game_create(owner=alice, deal=sample_deal)
     services.game_command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
@@ -70,7 +70,7 @@ def world(alice, bob, mod, sample_deal):  # type: ignore[no-untyped-def]
     return {"game": game.game_id, "daily": daily.game_id, "voided": other.game_id}
 
 
-def admin_pages(world) -> list[str]:  # type: ignore[no-untyped-def]
+def admin_pages(world) -> list[str]:
     """Changelists and a change page of every registered model, the replay, and filters."""
     pages = ["/admin/"]
     for model, model_admin in admin.site._registry.items():
@@ -104,13 +104,13 @@ def admin_pages(world) -> list[str]:  # type: ignore[no-untyped-def]
     return pages
 
 
-def _request():  # type: ignore[no-untyped-def]
+def _request():
     from django.test import RequestFactory
 
     return RequestFactory().get("/admin/")
 
 
-def test_every_page_loads_for_staff_and_sends_everyone_else_to_login(  # type: ignore[no-untyped-def]
+def test_every_page_loads_for_staff_and_sends_everyone_else_to_login(
     world, root, mod, alice
 ) -> None:
     pages = admin_pages(world)
@@ -127,14 +127,14 @@ def test_every_page_loads_for_staff_and_sends_everyone_else_to_login(  # type: i
 
 def test_a_staff_member_without_the_moderators_rights_sees_no_model(
     world, django_user_model
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     clerk = client_of(django_user_model.objects.create_user("clerk", password="x", is_staff=True))
     assert clerk.get("/admin/").status_code == 200
     for model in OUR_MODELS:
         assert clerk.get(f"/admin/games/{model}/").status_code == 403
 
 
-def test_events_cannot_be_added_changed_or_deleted_even_by_a_superuser(world, root) -> None:  # type: ignore[no-untyped-def]
+def test_events_cannot_be_added_changed_or_deleted_even_by_a_superuser(world, root) -> None:
     client = client_of(root)
     event = Event.objects.get(game_id=world["game"], seq=2)
     before = list(Event.objects.order_by("position").values())
@@ -162,7 +162,7 @@ def card(column: int, index: int, code: str, face: str) -> str:
     return f'data-column="{column}" data-index="{index}" data-card="{code}" data-face="{face}"'
 
 
-def test_the_replay_shows_every_card_at_a_version_and_steps_both_ways(world, mod) -> None:  # type: ignore[no-untyped-def]
+def test_the_replay_shows_every_card_at_a_version_and_steps_both_ways(world, mod) -> None:
     client = client_of(mod)
     game = world["game"]
     first = client.get(reverse("admin:games_game_replay", args=[game, 1])).content.decode()
@@ -185,7 +185,7 @@ def test_the_replay_shows_every_card_at_a_version_and_steps_both_ways(world, mod
         assert client.get(f"/admin/games/game/{game}/replay/{version}/").status_code == 404
 
 
-def test_the_game_page_lists_its_event_log_with_moderators_and_reasons(world, mod) -> None:  # type: ignore[no-untyped-def]
+def test_the_game_page_lists_its_event_log_with_moderators_and_reasons(world, mod) -> None:
     page = client_of(mod).get(reverse("admin:games_game_change", args=[world["voided"]]))
     text = page.content.decode()
     assert "Event log" in text and "result_voided" in text
@@ -195,7 +195,7 @@ def test_the_game_page_lists_its_event_log_with_moderators_and_reasons(world, mo
     assert "Restore result" in text  # it is voided: the button offered is the restore
 
 
-def test_moderators_ban_and_unban_through_a_reason_form(world, mod, bob) -> None:  # type: ignore[no-untyped-def]
+def test_moderators_ban_and_unban_through_a_reason_form(world, mod, bob) -> None:
     client = client_of(mod)
     changelist = reverse("admin:games_playeraccount_changelist")
     asked = client.post(changelist, {"action": "ban_players", "_selected_action": [bob.pk]})
@@ -226,7 +226,7 @@ def test_moderators_ban_and_unban_through_a_reason_form(world, mod, bob) -> None
     assert log == [("unban", "appeal", mod.pk), ("ban", "bot", mod.pk)]
 
 
-def test_moderators_void_and_restore_results_through_a_reason_form(world, mod) -> None:  # type: ignore[no-untyped-def]
+def test_moderators_void_and_restore_results_through_a_reason_form(world, mod) -> None:
     client = client_of(mod)
     daily = world["daily"]
     void = reverse("admin:games_game_void", args=[daily])
@@ -252,7 +252,7 @@ def test_moderators_void_and_restore_results_through_a_reason_form(world, mod) -
     assert types[:2] == [("result_restored", mod.pk), ("result_voided", mod.pk)]
 
 
-def test_without_the_moderate_permission_there_is_no_action(world, django_user_model) -> None:  # type: ignore[no-untyped-def]
+def test_without_the_moderate_permission_there_is_no_action(world, django_user_model) -> None:
     from django.contrib.auth.models import Permission
 
     viewer = django_user_model.objects.create_user("viewer", password="x", is_staff=True)
@@ -264,7 +264,7 @@ def test_without_the_moderate_permission_there_is_no_action(world, django_user_m
     assert not Game.objects.get(id=world["game"]).voided
 
 
-def test_the_moderation_log_lists_every_act_with_filters_and_search(world, mod) -> None:  # type: ignore[no-untyped-def]
+def test_the_moderation_log_lists_every_act_with_filters_and_search(world, mod) -> None:
     client = client_of(mod)
     url = reverse("admin:games_moderationact_changelist")
     every = client.get(url).content.decode()
@@ -281,7 +281,7 @@ def test_the_moderation_log_lists_every_act_with_filters_and_search(world, mod) 
     assert "spam in names" in by_player
 
 
-def test_suspicious_results_are_listed_with_their_reason(world, mod) -> None:  # type: ignore[no-untyped-def]
+def test_suspicious_results_are_listed_with_their_reason(world, mod) -> None:
     client = client_of(mod)
     flagged = client.get("/admin/games/standing/?suspicious=fast").content.decode()
     assert "won in " in flagged and "SUSPICIOUS_WIN_SECONDS=90" in flagged
@@ -290,7 +290,7 @@ def test_suspicious_results_are_listed_with_their_reason(world, mod) -> None:  #
     assert str(world["daily"])[:8] in games and str(world["game"])[:8] not in games
 
 
-def test_an_open_dailys_seed_and_hidden_cards_stay_masked_until_revealed(world, mod) -> None:  # type: ignore[no-untyped-def]
+def test_an_open_dailys_seed_and_hidden_cards_stay_masked_until_revealed(world, mod) -> None:
     client = client_of(mod)
     joined, _ = services.challenge_join(date=DAY, player=mod)  # a moderator who races too
     deal = Event.objects.get(game_id=joined.game_id, seq=1).data["deal"]

@@ -16,7 +16,7 @@ THREADS = 12
 ATTEMPTS = 8
 
 
-def race(worker) -> None:  # type: ignore[no-untyped-def]
+def race(worker) -> None:
     barrier = threading.Barrier(THREADS)
     errors: list[BaseException] = []
 
@@ -37,7 +37,7 @@ def race(worker) -> None:  # type: ignore[no-untyped-def]
     assert not errors, errors
 
 
-def assert_contiguous(game_id) -> list[int]:  # type: ignore[no-untyped-def]
+def assert_contiguous(game_id) -> list[int]:
     seqs = list(Event.objects.filter(game_id=game_id).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
     assert Game.objects.get(id=game_id).version == len(seqs)
@@ -45,7 +45,7 @@ def assert_contiguous(game_id) -> list[int]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_expected_version_race_has_one_winner_per_version(alice) -> None:  # type: ignore[no-untyped-def]
+def test_expected_version_race_has_one_winner_per_version(alice) -> None:
     game_id = services.game_create(owner=alice, seed=5).game_id
     won: list[int] = []
     lost: Counter[int] = Counter()
@@ -78,7 +78,7 @@ def test_expected_version_race_has_one_winner_per_version(alice) -> None:  # typ
 
 
 @pytest.mark.django_db(transaction=True)
-def test_commands_without_expected_version_all_apply_in_turn(alice) -> None:  # type: ignore[no-untyped-def]
+def test_commands_without_expected_version_all_apply_in_turn(alice) -> None:
     game_id = services.game_create(owner=alice, seed=5).game_id
     acknowledged: list[int] = []
     lock = threading.Lock()
@@ -102,7 +102,7 @@ def test_commands_without_expected_version_all_apply_in_turn(alice) -> None:  # 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_racing_retries_of_one_key_append_once(alice) -> None:  # type: ignore[no-untyped-def]
+def test_racing_retries_of_one_key_append_once(alice) -> None:
     game_id = services.game_create(owner=alice, seed=5).game_id
     answers: list[int] = []
     lock = threading.Lock()

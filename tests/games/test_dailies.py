@@ -25,7 +25,7 @@ NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 
 
-def at(day: dt.date, hour: int = 12, minute: int = 0):  # type: ignore[no-untyped-def]
+def at(day: dt.date, hour: int = 12, minute: int = 0):
     return clock.frozen(dt.datetime.combine(day, dt.time(hour, minute), tzinfo=dt.UTC))
 
 
@@ -34,12 +34,12 @@ def winnable(day: dt.date) -> None:
     DailyChallenge.objects.create(date=day, rules="classic", seed=WIN["seed"], created_at=NOON)
 
 
-def play(stream, player, commands) -> None:  # type: ignore[no-untyped-def]
+def play(stream, player, commands) -> None:
     for command in commands:
         services.game_command(game_id=stream.game_id, actor=player, command=command)
 
 
-def test_the_seed_is_an_hmac_of_the_date_under_the_secret(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_seed_is_an_hmac_of_the_date_under_the_secret(settings) -> None:
     first = dailies.secret_seed(DAY)
     assert first == dailies.secret_seed(DAY)
     assert first != dailies.secret_seed(DAY + dt.timedelta(days=1))
@@ -67,7 +67,7 @@ def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
     }
 
 
-def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:  # type: ignore[no-untyped-def]
+def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:
     with at(DAY):
         first, made = services.challenge_join(date=DAY, player=alice)
         again, made_again = services.challenge_join(date=DAY, player=alice)
@@ -83,7 +83,7 @@ def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:  # ty
     assert Game.objects.get(id=first.game_id).challenge == DAY
 
 
-def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None:  # type: ignore[no-untyped-def]
+def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None:
     with at(DAY):
         joined, _ = services.challenge_join(date=DAY, player=alice)
         game = Game.objects.get(id=joined.game_id)
@@ -112,7 +112,7 @@ def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None: 
         assert deal != joined.stream.state.deal
 
 
-def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model) -> None:  # type: ignore[no-untyped-def]
+def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model) -> None:
     carol = django_user_model.objects.create_user("carol", password="pw-carol-123")
     dave = django_user_model.objects.create_user("dave", password="pw-dave-123")
     winnable(DAY)
@@ -149,7 +149,7 @@ def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model
     }
 
 
-def test_voided_and_banned_entries_leave_the_standings(alice, bob) -> None:  # type: ignore[no-untyped-def]
+def test_voided_and_banned_entries_leave_the_standings(alice, bob) -> None:
     with at(DAY):
         first, _ = services.challenge_join(date=DAY, player=alice)
         services.challenge_join(date=DAY, player=bob)
@@ -164,7 +164,7 @@ def test_voided_and_banned_entries_leave_the_standings(alice, bob) -> None:  # t
         assert standings.ranked(DAY)[0] == revision
 
 
-def test_streaks_count_consecutive_won_days(alice) -> None:  # type: ignore[no-untyped-def]
+def test_streaks_count_consecutive_won_days(alice) -> None:
     start = dt.date(2026, 11, 1)
     won_days = [0, 1, 2, 4, 5]  # day 3 missed
     for offset in range(7):
@@ -185,7 +185,7 @@ def test_streaks_count_consecutive_won_days(alice) -> None:  # type: ignore[no-u
     assert (stats["streak"], stats["best_streak"]) == (0, 3)
 
 
-def test_standings_are_one_query_whatever_the_field(alice, django_user_model) -> None:  # type: ignore[no-untyped-def]
+def test_standings_are_one_query_whatever_the_field(alice, django_user_model) -> None:
     with at(DAY):
         for n in range(30):
             player = django_user_model.objects.create_user(f"p{n}", password="pw-racer-123")

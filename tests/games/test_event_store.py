@@ -11,7 +11,7 @@ from games.writes import services
 
 
 @pytest.fixture
-def game(django_user_model):  # type: ignore[no-untyped-def]
+def game(django_user_model):
     owner = django_user_model.objects.create_user("alice", password="pw-alice-123")
     return services.game_create(owner=owner, seed=42)
 
@@ -36,7 +36,7 @@ def raw(sql: str, params: list[object] | None = None) -> None:
         "TRUNCATE games_event CASCADE",
     ],
 )
-def test_database_refuses_to_change_or_remove_events(game, statement: str) -> None:  # type: ignore[no-untyped-def]
+def test_database_refuses_to_change_or_remove_events(game, statement: str) -> None:
     params = [game.game_id] if "%s" in statement else []
     with pytest.raises(DatabaseError, match="append-only"):
         raw(statement, params)
@@ -44,7 +44,7 @@ def test_database_refuses_to_change_or_remove_events(game, statement: str) -> No
 
 
 @pytest.mark.django_db
-def test_orm_cannot_change_or_delete_an_event_either(game) -> None:  # type: ignore[no-untyped-def]
+def test_orm_cannot_change_or_delete_an_event_either(game) -> None:
     event = Event.objects.get(game_id=game.game_id)
     event.type = "moved"
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
@@ -54,7 +54,7 @@ def test_orm_cannot_change_or_delete_an_event_either(game) -> None:  # type: ign
 
 
 @pytest.mark.django_db
-def test_seq_is_unique_per_game(game) -> None:  # type: ignore[no-untyped-def]
+def test_seq_is_unique_per_game(game) -> None:
     first = Event.objects.get(game_id=game.game_id)
     with pytest.raises(IntegrityError), transaction.atomic():
         Event.objects.create(
@@ -77,7 +77,7 @@ def test_seq_is_unique_per_game(game) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_idempotency_key_is_unique_per_game_and_seq_positive(game) -> None:  # type: ignore[no-untyped-def]
+def test_idempotency_key_is_unique_per_game_and_seq_positive(game) -> None:
     first = Event.objects.get(game_id=game.game_id)
     common = {"game_id": game.game_id, "type": "dealt", "data": {}, "actor_id": first.actor_id}
     Event.objects.create(seq=2, idempotency_key="k1", at=first.at, **common)

@@ -27,7 +27,7 @@ def test_every_ruleset_has_a_golden_stream() -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda path: path.stem)
-def test_golden_stream_replays_to_its_recorded_end(path: Path, alice) -> None:  # type: ignore[no-untyped-def]
+def test_golden_stream_replays_to_its_recorded_end(path: Path, alice) -> None:
     golden = json.loads(path.read_text())
     game_id = uuid.uuid4()
     at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
@@ -54,7 +54,7 @@ def test_golden_stream_replays_to_its_recorded_end(path: Path, alice) -> None:  
 
 
 @pytest.mark.django_db
-def test_a_gap_in_seq_is_refused(alice) -> None:  # type: ignore[no-untyped-def]
+def test_a_gap_in_seq_is_refused(alice) -> None:
     golden = json.loads(GOLDEN[0].read_text())
     game_id = uuid.uuid4()
     at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
@@ -68,7 +68,7 @@ def test_a_gap_in_seq_is_refused(alice) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_an_unknown_engine_version_is_refused(alice) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_engine_version_is_refused(alice) -> None:
     golden = json.loads(GOLDEN[0].read_text())
     created = golden["events"][0]
     Event.objects.create(

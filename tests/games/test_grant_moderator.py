@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 pytestmark = pytest.mark.django_db
 
 
-def test_an_account_becomes_staff_with_exactly_the_moderation_rights(alice) -> None:  # type: ignore[no-untyped-def]
+def test_an_account_becomes_staff_with_exactly_the_moderation_rights(alice) -> None:
     out = io.StringIO()
     call_command("grant_moderator", "alice", stdout=out)
     call_command("grant_moderator", "alice", stdout=io.StringIO())  # twice changes nothing

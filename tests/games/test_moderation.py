@@ -28,17 +28,17 @@ FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
 @pytest.fixture(autouse=True)
-def _noon():  # type: ignore[no-untyped-def]
+def _noon():
     with clock.frozen(NOON):
         yield
 
 
 @pytest.fixture
-def mod(django_user_model):  # type: ignore[no-untyped-def]
+def mod(django_user_model):
     return django_user_model.objects.create_user("mod", password="pw-mod-123", is_staff=True)
 
 
-def play(game_id, player, commands) -> None:  # type: ignore[no-untyped-def]
+def play(game_id, player, commands) -> None:
     for command in commands:
         services.game_command(game_id=game_id, actor=player, command=command)
 
@@ -54,7 +54,7 @@ def acts() -> list[tuple[str, str, str | None, int | None, str]]:
     ]
 
 
-def test_a_ban_refuses_play_and_leaves_standings_and_lists_but_not_reading(  # type: ignore[no-untyped-def]
+def test_a_ban_refuses_play_and_leaves_standings_and_lists_but_not_reading(
     alice, bob, mod, sample_deal
 ) -> None:
     DailyChallenge.objects.create(date=DAY, rules="classic", seed=WIN["seed"], created_at=NOON)
@@ -100,7 +100,7 @@ def test_a_ban_refuses_play_and_leaves_standings_and_lists_but_not_reading(  # t
     ]
 
 
-def test_bans_refuse_what_does_not_apply(alice, bob, mod) -> None:  # type: ignore[no-untyped-def]
+def test_bans_refuse_what_does_not_apply(alice, bob, mod) -> None:
     with pytest.raises(ModerationRefused) as caught:
         moderation.player_unban(player=alice, moderator=mod, reason="nothing to lift")
     assert caught.value.code == "not_banned"
@@ -119,7 +119,7 @@ def test_bans_refuse_what_does_not_apply(alice, bob, mod) -> None:  # type: igno
     assert [act[0] for act in acts()] == ["ban"]
 
 
-def test_void_and_restore_are_events_of_the_games_own_stream(alice, bob, mod) -> None:  # type: ignore[no-untyped-def]
+def test_void_and_restore_are_events_of_the_games_own_stream(alice, bob, mod) -> None:
     DailyChallenge.objects.create(date=DAY, rules="classic", seed=WIN["seed"], created_at=NOON)
     daily, _ = services.challenge_join(date=DAY, player=alice)
     play(daily.game_id, alice, WIN["actions"])
@@ -164,7 +164,7 @@ def test_void_and_restore_are_events_of_the_games_own_stream(alice, bob, mod) ->
     assert not replayed.voided and replayed.state.status == "won"
 
 
-def test_a_void_takes_the_streams_lock_and_seq_like_a_command(alice, mod, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_a_void_takes_the_streams_lock_and_seq_like_a_command(alice, mod, sample_deal) -> None:
     game = services.game_create(owner=alice, deal=sample_deal)
     moderation.result_void(game_id=game.game_id, moderator=mod, reason="test")
     with pytest.raises(VersionConflict) as caught:
@@ -180,7 +180,7 @@ def test_a_void_takes_the_streams_lock_and_seq_like_a_command(alice, mod, sample
     assert seqs == [1, 2, 3]
 
 
-def test_rebuild_reproduces_games_standings_and_bans(alice, bob, mod, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_rebuild_reproduces_games_standings_and_bans(alice, bob, mod, sample_deal) -> None:
     DailyChallenge.objects.create(date=DAY, rules="classic", seed=WIN["seed"], created_at=NOON)
     daily, _ = services.challenge_join(date=DAY, player=alice)
     play(daily.game_id, alice, WIN["actions"])
@@ -219,7 +219,7 @@ def test_rebuild_reproduces_games_standings_and_bans(alice, bob, mod, sample_dea
         "TRUNCATE games_moderation_log CASCADE",
     ],
 )
-def test_the_database_refuses_to_change_or_remove_the_log(alice, mod, statement) -> None:  # type: ignore[no-untyped-def]
+def test_the_database_refuses_to_change_or_remove_the_log(alice, mod, statement) -> None:
     moderation.player_ban(player=alice, moderator=mod, reason="on the record")
     with (
         pytest.raises(DatabaseError, match="append-only"),

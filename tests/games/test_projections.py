@@ -21,12 +21,12 @@ def rows() -> list[dict[str, object]]:
     return [*games, *entries]
 
 
-def play(game_id, actor, commands) -> None:  # type: ignore[no-untyped-def]
+def play(game_id, actor, commands) -> None:
     for command in commands:
         services.game_command(game_id=game_id, actor=actor, command=command)
 
 
-def test_rebuild_from_events_gives_the_same_rows(alice, bob, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_rebuild_from_events_gives_the_same_rows(alice, bob, sample_deal) -> None:
     first = services.game_create(owner=alice, deal=sample_deal)
     play(
         first.game_id,
@@ -56,7 +56,7 @@ def test_rebuild_from_events_gives_the_same_rows(alice, bob, sample_deal) -> Non
     assert rows() == live
 
 
-def test_rebuild_removes_rows_that_no_events_support(alice) -> None:  # type: ignore[no-untyped-def]
+def test_rebuild_removes_rows_that_no_events_support(alice) -> None:
     stream = services.game_create(owner=alice, seed=1)
     orphan = Game.objects.get(id=stream.game_id)
     orphan.pk = None

@@ -25,11 +25,11 @@ pytestmark = pytest.mark.django_db
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 
-def events_of(game_id) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
+def events_of(game_id) -> list[tuple[int, str]]:
     return list(Event.objects.filter(game_id=game_id).order_by("seq").values_list("seq", "type"))
 
 
-def test_create_records_rules_seed_deal_and_engine_version(alice) -> None:  # type: ignore[no-untyped-def]
+def test_create_records_rules_seed_deal_and_engine_version(alice) -> None:
     stream = services.game_create(owner=alice, rules="cards4", seed=99, public=False)
     created = Event.objects.get(game_id=stream.game_id)
     assert (created.seq, created.type, created.actor_id) == (1, "created", alice.pk)
@@ -48,12 +48,12 @@ def test_create_records_rules_seed_deal_and_engine_version(alice) -> None:  # ty
     assert game.board["down"][0] == 3  # the row holds every card; visibility masks them
 
 
-def test_create_without_seed_or_deal_picks_a_random_seed(alice) -> None:  # type: ignore[no-untyped-def]
+def test_create_without_seed_or_deal_picks_a_random_seed(alice) -> None:
     seeds = {services.game_create(owner=alice).stream.seed for _ in range(5)}
     assert len(seeds) == 5 and all(0 <= seed <= engine.MAX_SEED for seed in seeds)
 
 
-def test_create_from_a_deal_has_no_seed_and_refuses_bad_decks(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_create_from_a_deal_has_no_seed_and_refuses_bad_decks(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal).stream
     assert stream.seed is None
     with pytest.raises(BadDeal) as caught:
@@ -64,7 +64,7 @@ def test_create_from_a_deal_has_no_seed_and_refuses_bad_decks(alice, sample_deal
     assert Game.objects.count() == 1
 
 
-def test_command_appends_one_event_and_updates_the_projection(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_command_appends_one_event_and_updates_the_projection(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     result = services.game_command(game_id=stream.game_id, actor=alice, command=FIRST_MOVE)
     assert (result.event.seq, result.event.type) == (2, "moved")
@@ -76,7 +76,7 @@ def test_command_appends_one_event_and_updates_the_projection(alice, sample_deal
     assert events_of(stream.game_id) == [(1, "created"), (2, "moved")]
 
 
-def test_refused_commands_append_nothing(alice, bob, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_refused_commands_append_nothing(alice, bob, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     game_id = stream.game_id
     with pytest.raises(RuleRefused) as caught:
@@ -92,7 +92,7 @@ def test_refused_commands_append_nothing(alice, bob, sample_deal) -> None:  # ty
     assert Game.objects.get(id=game_id).version == 1
 
 
-def test_card_of_a_face_down_position_is_left_to_the_rules(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_card_of_a_face_down_position_is_left_to_the_rules(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     # Column 2 index 0 is face-down 8S: naming it right or wrong must answer the same.
     for guess in ("8S", "KH"):
@@ -105,7 +105,7 @@ def test_card_of_a_face_down_position_is_left_to_the_rules(alice, sample_deal) -
         assert caught.value.code == "card_face_down"
 
 
-def test_expected_version_conflict_carries_the_current_version(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_expected_version_conflict_carries_the_current_version(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     services.game_command(
         game_id=stream.game_id, actor=alice, command=FIRST_MOVE, expected_version=1
@@ -118,7 +118,7 @@ def test_expected_version_conflict_carries_the_current_version(alice, sample_dea
     assert Game.objects.get(id=stream.game_id).version == 2
 
 
-def test_idempotent_retry_returns_the_first_answer(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_idempotent_retry_returns_the_first_answer(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     first = services.game_command(
         game_id=stream.game_id, actor=alice, command=FIRST_MOVE, idempotency_key="move-1"
@@ -141,7 +141,7 @@ def test_idempotent_retry_returns_the_first_answer(alice, sample_deal) -> None: 
     assert [seq for seq, _ in events_of(stream.game_id)] == [1, 2, 3]
 
 
-def test_undo_effects_name_the_undone_seq(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_undo_effects_name_the_undone_seq(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     services.game_command(game_id=stream.game_id, actor=alice, command=FIRST_MOVE)
     services.game_command(game_id=stream.game_id, actor=alice, command={"type": "deal"})
@@ -152,7 +152,7 @@ def test_undo_effects_name_the_undone_seq(alice, sample_deal) -> None:  # type: 
     assert undo.stream.effects_of(5)["points"] == -5
 
 
-def test_resign_finishes_and_reveals_the_board(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_resign_finishes_and_reveals_the_board(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     result = services.game_command(game_id=stream.game_id, actor=alice, command={"type": "resign"})
     game = Game.objects.get(id=stream.game_id)
@@ -164,7 +164,7 @@ def test_resign_finishes_and_reveals_the_board(alice, sample_deal) -> None:  # t
         services.game_command(game_id=stream.game_id, actor=alice, command={"type": "undo"})
 
 
-def test_a_stale_cache_replays_only_the_tail(alice, sample_deal) -> None:  # type: ignore[no-untyped-def]
+def test_a_stale_cache_replays_only_the_tail(alice, sample_deal) -> None:
     stream = services.game_create(owner=alice, deal=sample_deal)
     services.game_command(game_id=stream.game_id, actor=alice, command=FIRST_MOVE)
     old = streams.load(stream.game_id, 2)

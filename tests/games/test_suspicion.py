@@ -31,7 +31,7 @@ class Clock:
         return self.at
 
 
-def race(player, gaps: list[float], actions=WIN["actions"]) -> Standing:  # type: ignore[no-untyped-def]
+def race(player, gaps: list[float], actions=WIN["actions"]) -> Standing:
     """Join the winnable daily at START and play ``actions``, ``gaps[i]`` seconds apart."""
     if not DailyChallenge.objects.filter(date=DAY).exists():
         DailyChallenge.objects.create(date=DAY, rules="classic", seed=WIN["seed"], created_at=START)
@@ -49,7 +49,7 @@ def gaps(low: float, high: float, seed: int) -> list[float]:
     return [round(rng.uniform(low, high), 3) for _ in WIN["actions"]]
 
 
-def test_a_win_faster_than_the_threshold_is_flagged(alice) -> None:  # type: ignore[no-untyped-def]
+def test_a_win_faster_than_the_threshold_is_flagged(alice) -> None:
     standing = race(alice, gaps(0.2, 2.0, seed=1))  # 50 moves in about 55 s, unevenly
     assert standing.status == "won" and standing.elapsed_ms < 90_000
     assert standing.flag_fast and not standing.flag_regular and standing.suspicious
@@ -59,7 +59,7 @@ def test_a_win_faster_than_the_threshold_is_flagged(alice) -> None:  # type: ign
     ]
 
 
-def test_a_bot_like_regular_rhythm_is_flagged(alice) -> None:  # type: ignore[no-untyped-def]
+def test_a_bot_like_regular_rhythm_is_flagged(alice) -> None:
     rng = random.Random(2)
     steady = [round(2.5 + rng.uniform(-0.05, 0.05), 3) for _ in WIN["actions"]]
     standing = race(alice, steady)  # about 125 s: not fast, but a metronome
@@ -70,7 +70,7 @@ def test_a_bot_like_regular_rhythm_is_flagged(alice) -> None:  # type: ignore[no
     assert reason.startswith("move timings too regular: variation 0.0")
 
 
-def test_a_human_paced_win_is_not_flagged(alice) -> None:  # type: ignore[no-untyped-def]
+def test_a_human_paced_win_is_not_flagged(alice) -> None:
     standing = race(alice, gaps(2.0, 45.0, seed=3))
     assert standing.status == "won"
     assert not standing.flag_fast and not standing.flag_regular and not standing.suspicious
@@ -78,7 +78,7 @@ def test_a_human_paced_win_is_not_flagged(alice) -> None:  # type: ignore[no-unt
     assert suspicion.reasons(standing) == []
 
 
-def test_too_few_moves_are_not_judged_and_thresholds_are_settings(alice, bob, settings) -> None:  # type: ignore[no-untyped-def]
+def test_too_few_moves_are_not_judged_and_thresholds_are_settings(alice, bob, settings) -> None:
     few = race(alice, [3.0] * 10, actions=WIN["actions"][:10])
     assert few.rhythm_cv is None and not few.suspicious  # 9 intervals: not enough to judge
     settings.SUSPICIOUS_WIN_SECONDS = 3600
