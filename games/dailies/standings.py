@@ -19,7 +19,6 @@ from typing import Any
 from django.db import connection
 
 from games.dailies import suspicion
-from games.dailies.models import Standing
 from games.store import streams
 
 _RANKED = """
@@ -66,15 +65,6 @@ def standing_fields(stream: streams.Stream) -> dict[str, Any]:
         "joined_at": stream.created_at,
         **suspicion.flags(stream),
     }
-
-
-def save_standing(stream: streams.Stream) -> None:
-    """Write the standing of a challenge game (inside the caller's transaction)."""
-    if stream.challenge is None:
-        return
-    fields = standing_fields(stream)
-    if not Standing.objects.filter(game_id=stream.game_id).update(**fields):
-        Standing.objects.create(game_id=stream.game_id, **fields)
 
 
 def ranked(date: dt.date | str) -> tuple[int, str]:

@@ -25,7 +25,7 @@ from django.conf import settings
 
 from games import engine
 from games.engine import Effects, State
-from games.errors import StreamCorrupted
+from games.errors import GameNotFound, StreamCorrupted
 from games.store import events
 from games.store.models import Event
 
@@ -273,10 +273,17 @@ def remember(stream: Stream) -> None:
     cache.put(stream)
 
 
-def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
-    """The game's stream at its latest ``version`` (which the caller read under lock).
+def cached(game_id: uuid.UUID) -> Stream | None:
+    """The latest stream of the game this process knows, if any: possibly not the latest
+    stored (another process may have appended since)."""
+    return cache.get(game_id)
 
-    Replays only what the cache lacks; ``version=None`` means "whatever is stored".
+
+def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
+    """The game's stream at its latest ``version`` (which the caller read from its row).
+
+    Replays only what the cache lacks; ``version=None`` means "whatever is stored", and
+    :class:`~games.errors.GameNotFound` when nothing is.
     """
     cached = cache.get(game_id)
     if cached is not None and cached.version == version:
@@ -287,7 +294,12 @@ def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
     events = Event.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
     if version is not None:
         events = events.filter(seq__lte=version)
-    stream = fold(events.iterator(), cached)
+    rows: Iterable[Event] = events.iterator()
+    if cached is None:
+        rows = list(rows)
+        if not rows:
+            raise GameNotFound()
+    stream = fold(rows, cached)
     if version is not None and stream.version != version:
         raise StreamCorrupted(f"game {game_id}: events end at #{stream.version}, not #{version}")
     remember(stream)

@@ -1,9 +1,9 @@
 """Read models as projections of the event store.
 
-A writer saves a game's summary (``games.store.summary``) and its daily standing in the
-same transaction as each append, and ``rebuild_games`` recomputes every row from events
-(``manage.py rebuild_projections``). ``Player.banned`` is a projection of
-the moderation log, recomputed by ``rebuild_players``.
+Writers save a game's summary (``games.store.summary``) and its daily standing with each
+append (in the append's own statement, ``games.writes.appends``), and ``rebuild_games``
+recomputes every row from events (``manage.py rebuild_projections``). ``Player.banned`` is
+a projection of the moderation log, recomputed by ``rebuild_players``.
 """
 
 from __future__ import annotations
@@ -12,19 +12,20 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from games.dailies import standings
+from games.dailies.models import Standing
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
 from games.store.summary import GameSummary
 
 
-def save(stream: streams.Stream, summary: GameSummary) -> None:
-    """Write the read models of ``stream`` (whose summary is ``summary``): its ``Game`` row
-    and, for a daily challenge game, its ``Standing`` (inside the caller's transaction)."""
-    fields = summary.row()
-    updated = Game.objects.filter(id=summary.id).update(**fields)
-    if not updated:
-        Game.objects.create(id=summary.id, **fields)
-    standings.save_standing(stream)
+def create(stream: streams.Stream, summary: GameSummary) -> None:
+    """Write the read models of a game that has none yet (made now, or rebuilt), whose
+    stream is ``stream`` and summary ``summary``: its ``Game`` row and, for a daily
+    challenge game, its ``Standing`` (inside the caller's transaction). Appends update them
+    in their own statement (``games.writes.appends``)."""
+    Game.objects.create(id=summary.id, **summary.row())
+    if stream.challenge is not None:
+        Standing.objects.create(game_id=stream.game_id, **standings.standing_fields(stream))
 
 
 def rebuild_games() -> int:
@@ -40,7 +41,7 @@ def rebuild_games() -> int:
         names = dict(get_user_model().objects.values_list("pk", "username"))
 
         def save_stream(stream: streams.Stream) -> None:
-            save(stream, GameSummary.of(stream, owner=names[stream.owner_id]))
+            create(stream, GameSummary.of(stream, owner=names[stream.owner_id]))
 
         count = 0
         current: streams.Stream | None = None

@@ -25,7 +25,7 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from games import clock, engine
-from games.dailies import challenges
+from games.dailies import challenges, standings
 from games.errors import (
     BadDeal,
     Banned,
@@ -41,7 +41,7 @@ from games.live import publish
 from games.store import events, streams
 from games.store.models import Event, Game, Player
 from games.store.summary import GameSummary
-from games.writes import projections
+from games.writes import appends, projections
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +164,7 @@ def _start_game(
         )
         stream = streams.start(event)
         summary = GameSummary.of(stream, owner=owner.get_username())
-        projections.save(stream, summary)
+        projections.create(stream, summary)
         transaction.on_commit(lambda: streams.remember(stream))
     return Written(stream, summary)
 
@@ -179,53 +179,131 @@ def game_command(
 ) -> CommandResult:
     """Apply one player command (a validated API command dict) to the actor's game.
 
-    Refused with :class:`NotOwner` for anyone but the owner, :class:`Banned` for a banned
-    owner (checked in the query that locks the game, so it costs no round trip) and
-    :class:`ChallengeClosed` for a game of a daily challenge whose day is over (its deal is
-    public then).
+    Optimistically first: the engine decides on the state this process holds, and one
+    guarded statement appends the event only if the game is still at that version
+    (``games.writes.appends``); a refusal is answered only once that state is known to be
+    the latest. When the game moved on meanwhile, the command is decided once more on the
+    fresh state; if it moved on again (writers racing on one game), the command queues for
+    the game's row lock, where it cannot lose (docs/architecture.md#the-command-path).
+
+    Refusals, in this order: :class:`NotOwner` for anyone but the owner, :class:`Banned`
+    for a banned owner, the first answer again for a retried idempotency key (or
+    :class:`IdempotencyKeyReused`), :class:`ChallengeClosed` for a game of a daily
+    challenge whose day is over, :class:`VersionConflict`, :class:`StaleCard`, and the
+    rules' :class:`RuleRefused` (docs/api.md#command-checks).
     """
     fingerprint = _fingerprint(command, expected_version)
     owner = actor.get_username()
-    with transaction.atomic():
-        row = lock_game(game_id)
-        if row.owner_id != actor.pk:
+    key = idempotency_key
+    request_hash = fingerprint if key is not None else None
+    stream = streams.cached(game_id)
+    for _attempt in range(_OPTIMISTIC_ATTEMPTS):
+        if stream is None:
+            stream = streams.load(game_id)
+        if stream.owner_id != actor.pk:
             raise NotOwner()
-        if row.owner_banned:
+        try:
+            action, applied = _decide(stream, command, expected_version)
+        except (ChallengeClosed, VersionConflict, StaleCard, RuleRefused) as refusal:
+            seen = _seen(game_id, key, fingerprint)
+            if isinstance(seen, CommandResult):
+                return seen
+            if seen.version == stream.version:
+                if isinstance(refusal, VersionConflict | StaleCard):
+                    raise type(refusal)(seen.version) from None
+                raise
+            stream = streams.load(game_id, seen.version)
+            continue
+        fact = events.of_action(action)
+        result = _append(
+            stream,
+            fact,
+            actor=actor,
+            owner=owner,
+            applied=applied,
+            idempotency_key=key,
+            request_hash=request_hash,
+            check_ban=True,
+        )
+        if result is not None:
+            return result
+        seen = _seen(game_id, key, fingerprint)
+        if isinstance(seen, CommandResult):
+            return seen
+        stream = streams.load(game_id, seen.version)
+    with transaction.atomic():
+        head = lock_game(game_id)
+        if head.owner_id != actor.pk:
+            raise NotOwner()
+        if head.owner_banned:
             raise Banned()
-        if idempotency_key is not None:
-            first = Event.objects.filter(game_id=game_id, idempotency_key=idempotency_key).first()
+        if key is not None:
+            first = Event.objects.filter(game_id=game_id, idempotency_key=key).first()
             if first is not None:
                 if first.request_hash != fingerprint:
                     raise IdempotencyKeyReused()
-                return _answered_again(row, first, owner)
-        if row.challenge is not None and not challenges.is_open(row.challenge):
-            raise ChallengeClosed()
-        if expected_version is not None and expected_version != row.version:
-            raise VersionConflict(row.version)
-        stream = streams.load(game_id, row.version)
-        action = engine.action_from_command(command)
-        _check_card(stream, action, command.get("card"))
-        try:
-            state, effects = engine.apply(stream.state, action)
-        except engine.RuleViolation as refusal:
-            raise RuleRefused(refusal.code) from None
-        return append_event(
+                return _answered_again(game_id, head.version, first.seq)
+        stream = streams.load(game_id, head.version)
+        action, applied = _decide(stream, command, expected_version)
+        locked = _append(
             stream,
             events.of_action(action),
             actor=actor,
             owner=owner,
-            applied=(state, effects),
-            idempotency_key=idempotency_key,
-            request_hash=fingerprint if idempotency_key is not None else None,
+            applied=applied,
+            idempotency_key=key,
+            request_hash=request_hash,
+            check_ban=False,
         )
+    assert locked is not None, "the guard holds under the row lock"
+    return locked
 
 
-def _answered_again(row: Head, first: Event, owner: str) -> CommandResult:
+#: Times a command is decided on the state this process knows before it queues for the
+#: game's row lock: the second try follows a fresh read of what another process appended.
+_OPTIMISTIC_ATTEMPTS = 2
+
+
+def _decide(
+    stream: streams.Stream, command: dict[str, Any], expected_version: int | None
+) -> tuple[engine.Action, tuple[engine.State, engine.Effects]]:
+    """The action of ``command`` and the engine's ``(state, effects)`` for it on ``stream``,
+    or the refusal that ``stream`` calls for."""
+    if stream.challenge is not None and not challenges.is_open(stream.challenge):
+        raise ChallengeClosed()
+    if expected_version is not None and expected_version != stream.version:
+        raise VersionConflict(stream.version)
+    action = engine.action_from_command(command)
+    _check_card(stream, action, command.get("card"))
+    try:
+        return action, engine.apply(stream.state, action)
+    except engine.RuleViolation as refusal:
+        raise RuleRefused(refusal.code) from None
+
+
+def _seen(game_id: uuid.UUID, key: str | None, fingerprint: str) -> appends.Refusal | CommandResult:
+    """What the store says of a game whose command this process refused or could not
+    append: :class:`GameNotFound`, :class:`Banned`, the first answer to a retried key (or
+    :class:`IdempotencyKeyReused`), or its current version."""
+    seen = appends.why_not(game_id, key)
+    if seen is None:
+        raise GameNotFound()
+    if seen.banned:
+        raise Banned()
+    if seen.key_seq is not None:
+        if seen.key_hash != fingerprint:
+            raise IdempotencyKeyReused()
+        return _answered_again(game_id, seen.version, seen.key_seq)
+    return seen
+
+
+def _answered_again(game_id: uuid.UUID, version: int, seq: int) -> CommandResult:
     """The first answer to a retried idempotency key: its event and the game right after."""
-    current = streams.load(row.id, row.version)
-    answered = current if first.seq == current.version else streams.at_version(row.id, first.seq)
-    summary = GameSummary.of(answered, owner=owner)
-    return CommandResult(answered, summary, first, repeated=True)
+    first = Event.objects.select_related("actor").get(game_id=game_id, seq=seq)
+    current = streams.load(game_id, version)
+    answered = current if seq == version else streams.at_version(game_id, seq)
+    owner = first.actor.get_username() if first.actor is not None else ""
+    return CommandResult(answered, GameSummary.of(answered, owner=owner), first, repeated=True)
 
 
 # --- Appending to a stream: the steps every writer of an existing game shares ------------------
@@ -233,7 +311,7 @@ def _answered_again(row: Head, first: Event, owner: str) -> CommandResult:
 
 #: Whether the locked game's owner is banned: a subquery of the locking query on
 #: ``games_player``'s primary key (written as SQL: the ORM's ``Exists()`` costs several times
-#: more to compile, on every command, than PostgreSQL takes to answer it).
+#: more to compile than PostgreSQL takes to answer it).
 _OWNER_BANNED = RawSQL(
     "EXISTS (SELECT 1 FROM games_player p WHERE p.user_id = games_game.owner_id AND p.banned)",
     (),
@@ -254,9 +332,9 @@ class Head(NamedTuple):
 def lock_game(game_id: uuid.UUID) -> Head:
     """Lock the game's stream (``SELECT … FOR UPDATE`` of its ``Game`` row) for the rest of
     the caller's transaction and read its head: :class:`GameNotFound` if there is no such
-    game. Whether its owner is banned is read in the same query, from the ``games_player``
-    primary key. The ``Game`` row is both the stream's head and its lock
-    (docs/architecture.md#the-game-row).
+    game. Commands need no lock (they append with a guard); writers that must do more in
+    the same transaction, such as moderation's log, take it. The ``Game`` row is both the
+    stream's head and its lock (docs/architecture.md#the-game-row).
     """
     row = (
         Game.objects.select_for_update()
@@ -272,6 +350,21 @@ def lock_game(game_id: uuid.UUID) -> Head:
 
 def append_event(
     stream: streams.Stream,
+    fact: events.ModerationEvent,
+    *,
+    actor: User,
+    owner: str,
+) -> CommandResult:
+    """Append a moderation event to ``stream``, whose game the caller locked
+    (:func:`lock_game`) and read at its latest version, in the caller's transaction."""
+    result = _append(stream, fact, actor=actor, owner=owner, check_ban=False)
+    if result is None:  # only a writer that bypassed the lock can get here
+        raise VersionConflict(stream.version)
+    return result
+
+
+def _append(
+    stream: streams.Stream,
     fact: events.PlayerEvent | events.ModerationEvent,
     *,
     actor: User,
@@ -279,37 +372,51 @@ def append_event(
     applied: tuple[engine.State, engine.Effects] | None = None,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
-) -> CommandResult:
-    """Append ``fact`` as the next event of ``stream``, whose game the caller locked
-    (:func:`lock_game`) and read at its latest version; update the projections in the
-    caller's transaction and publish the event after commit.
+    check_ban: bool,
+) -> CommandResult | None:
+    """Append ``fact`` after ``stream``'s version with its projections in one guarded
+    statement, and publish it after commit; ``None`` if the guard refused.
 
     ``applied`` is the engine's ``(state, effects)`` for a player's action; without it the
-    fold applies the event itself (a moderation event). ``owner`` is the game owner's
-    username. The summary is built once, here, for the row, the frame and the answer.
+    fold applies the event itself (a moderation event). The summary is built once, here,
+    for the row, the frame and the answer.
     """
-    try:
-        with transaction.atomic():  # a savepoint, so a conflict leaves the outer usable
-            event = Event.objects.create(
-                game_id=stream.game_id,
-                seq=stream.version + 1,
-                type=fact.TYPE,
-                data=fact.to_json(),
-                schema_version=fact.VERSION,
-                actor=actor,
-                at=clock.now(),
-                idempotency_key=idempotency_key,
-                request_hash=request_hash,
-            )
-    except IntegrityError:
-        # Only a writer that bypassed the row lock can get here.
-        raise VersionConflict(stream.version) from None
+    at = clock.now()
+    event = Event(
+        game_id=stream.game_id,
+        seq=stream.version + 1,
+        type=fact.TYPE,
+        data=fact.to_json(),
+        schema_version=fact.VERSION,
+        actor=actor,
+        at=at,
+        idempotency_key=idempotency_key,
+        request_hash=request_hash,
+    )
     if applied is not None:
-        after = streams.record(stream, event.seq, event.at, *applied)
+        after = streams.record(stream, event.seq, at, *applied)
     else:
         after = streams.advance(stream, event)
     summary = GameSummary.of(after, owner=owner)
-    projections.save(after, summary)
+    position = appends.append(
+        appends.Appended(
+            game=stream.game_id,
+            after=stream.version,
+            type=event.type,
+            data=event.data,
+            schema_version=event.schema_version,
+            actor=actor.pk,
+            at=at,
+            key=idempotency_key,
+            request_hash=request_hash,
+        ),
+        game_row=summary.row(),
+        standing_row=standings.standing_fields(after) if after.challenge is not None else None,
+        check_ban=check_ban,
+    )
+    if position is None:
+        return None
+    event.position = position
     publish.after_commit(after, summary, event)
     return CommandResult(after, summary, event)
 
