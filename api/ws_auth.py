@@ -14,14 +14,8 @@ from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
 from channels.security.websocket import OriginValidator
 from django.conf import settings
-from rest_framework.authtoken.models import Token
 
-
-def _user_for(key: str) -> Any:
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return None
-    return token.user
+from api.authentication import user_for_token
 
 
 class TokenAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
@@ -30,7 +24,7 @@ class TokenAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         keys = parse_qs(scope.get("query_string", b"").decode()).get("token")
         if keys:
-            user = await database_sync_to_async(_user_for)(keys[-1])
+            user = await database_sync_to_async(user_for_token)(keys[-1])
             scope = dict(scope)
             if user is None:
                 scope["auth_error"] = "authentication_failed"

@@ -8,13 +8,14 @@ cost of a command next to the cheapest possible write.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
-from django.core.asgi import get_asgi_application
+from scorpion_server.handler import http_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-django_app = get_asgi_application()
+django_app = http_application()
 
 from django.db import connection, transaction  # noqa: E402
 from django.urls import path  # noqa: E402
@@ -23,6 +24,7 @@ from rest_framework.response import Response  # noqa: E402
 from rest_framework.views import APIView  # noqa: E402
 
 import scorpion_server.urls  # noqa: E402
+from games.live import outbox  # noqa: E402
 
 TABLE = "bench_baseline_row"
 
@@ -54,4 +56,5 @@ scorpion_server.urls.urlpatterns.insert(0, path("bench/insert", BaselineInsertAp
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    outbox.bind(asyncio.get_running_loop())  # as scorpion_server.asgi does
     await django_app(scope, receive, send)

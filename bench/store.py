@@ -23,6 +23,7 @@ trips each operation makes, counted on the wire (``bench/wire.py``), not assumed
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -108,8 +109,10 @@ def raw_client(url: str) -> Operation:
 # --- the eventsourcing library --------------------------------------------------------------
 
 
-def library_app(url: str) -> Any:
-    """An eventsourcing Application on the server of ``url``, with a pool and a cache."""
+@functools.cache
+def library_classes() -> tuple[type, type]:
+    """The library's aggregate and application for the benchmark (defined once: the library
+    registers each class by its name)."""
     from eventsourcing.application import Application
     from eventsourcing.domain import Aggregate, event
 
@@ -133,6 +136,12 @@ def library_app(url: str) -> Any:
             game.move(1, 4, 7)
             self.save(game)
 
+    return Game, Games
+
+
+def library_app(url: str) -> Any:
+    """An eventsourcing Application on the server of ``url``, with a pool and a cache."""
+    _, games = library_classes()
     parts = urlsplit(url)
     env = {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
@@ -144,7 +153,7 @@ def library_app(url: str) -> Any:
         "POSTGRES_POOL_SIZE": "10",
         "AGGREGATE_CACHE_MAXSIZE": "1000",
     }
-    return Games(env=env)
+    return games(env=env)
 
 
 def library_client(app: Any) -> Operation:
@@ -213,10 +222,15 @@ def run(operations: list[Operation], per_client: int) -> tuple[float, list[float
     def work(index: int) -> None:
         op = operations[index]
         barrier.wait()
-        for _ in range(per_client):
-            start = time.perf_counter()
-            op()
-            latencies[index].append(time.perf_counter() - start)
+        try:
+            for _ in range(per_client):
+                start = time.perf_counter()
+                op()
+                latencies[index].append(time.perf_counter() - start)
+        finally:
+            from django.db import connections
+
+            connections.close_all()  # hand this thread's connection back to Django's pool
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(len(operations))]
     for thread in threads:
@@ -306,7 +320,7 @@ def round_trips(url: str) -> dict[str, float]:
         counts["service"] = counter.count / SAMPLES
         child.wait(timeout=60)
         with daphne(server_env(proxied), "bench.api_app:application") as base:
-            command, insert = http_client(base, "counted", 4243, SAMPLES + 2)
+            command, insert = http_client(base, "counted-http", 4243, SAMPLES + 2)
             counts["http"] = per_op(command)
             counts["insert"] = per_op(insert)
     return counts

@@ -44,7 +44,7 @@ class RoundTripCounter:
         try:
             yield counter
         finally:
-            counter._loop.call_soon_threadsafe(counter._loop.stop)
+            asyncio.run_coroutine_threadsafe(counter._stop(), counter._loop).result(10)
             counter._thread.join(5)
 
     def url(self, database_url: str) -> str:
@@ -57,6 +57,13 @@ class RoundTripCounter:
             user = f"{parts.username}:{parts.password}@"
         netloc = f"{user}127.0.0.1:{self.listen_port}"
         return urlunsplit(parts._replace(netloc=netloc, query=urlencode(query)))
+
+    async def _stop(self) -> None:
+        """Cancel every connection's task, then stop the loop."""
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.cancel()
+        asyncio.get_running_loop().call_soon(asyncio.get_running_loop().stop)
 
     def reset(self) -> None:
         with self._lock:

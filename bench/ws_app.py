@@ -8,20 +8,22 @@ message as is. It answers after the send, as a command answers after its commit.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from typing import Any
 
-from django.core.asgi import get_asgi_application
+from scorpion_server.handler import http_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-django_app = get_asgi_application()
+django_app = http_application()
 
 from channels.layers import get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
 from api.consumers import GameConsumer  # noqa: E402
+from games.live import outbox  # noqa: E402
 from games.live.publish import game_group  # noqa: E402
 
 
@@ -50,9 +52,14 @@ async def http(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"{}"})
 
 
-application = ProtocolTypeRouter(
+router = ProtocolTypeRouter(
     {
         "http": http,
         "websocket": URLRouter([path("ws/games/<str:game_id>/", BenchGameConsumer.as_asgi())]),
     }
 )
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    outbox.bind(asyncio.get_running_loop())  # as scorpion_server.asgi does
+    await router(scope, receive, send)

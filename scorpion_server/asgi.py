@@ -1,13 +1,15 @@
 """ASGI entry point: HTTP goes to Django (static files included), WebSockets to Channels."""
 
+import asyncio
 import gc
 import os
-
-from django.core.asgi import get_asgi_application
+from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
+from scorpion_server.handler import http_application  # noqa: E402
+
 # Set Django up before importing anything that may import models (the WebSocket routes).
-django_asgi_app = get_asgi_application()
+django_asgi_app = http_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
@@ -15,8 +17,9 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 
 import api.routing  # noqa: E402
 from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
+from games.live import outbox  # noqa: E402
 
-application = ProtocolTypeRouter(
+router = ProtocolTypeRouter(
     {
         # The admin's and the API docs' static files, served with DEBUG off too: one process
         # is a complete server, with no separate web server needed for a small site.
@@ -27,6 +30,14 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The server's ASGI application: publications leave from the server's own event loop
+    (``games.live.outbox``), then the router takes the connection."""
+    outbox.bind(asyncio.get_running_loop())
+    await router(scope, receive, send)
+
 
 # Everything loaded so far (Django, the apps, the URL and model registries) lives as long as
 # the process: freeze it out of the garbage collector, and collect young objects in bigger

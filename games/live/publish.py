@@ -4,29 +4,25 @@ Each game has a channel-layer group; each daily challenge's race another. A game
 carries the event's ``seq`` and its frame rendered once per audience (``visibility.Audience``:
 readers, staff), as JSON text, so that no spectator's frame is rendered more than once per
 event. A race's message only says that its standings changed: each server process reads
-them once for all its watchers. Channel layers deliver at most once: consumers fill gaps
-from the event store, so a failed publish loses nothing.
+them once for all its watchers. Messages leave from one loop per process, in order
+(``games.live.outbox``). Channel layers deliver at most once: consumers fill gaps from the
+event store, so a failed publish loses nothing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import uuid
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 
-from games.live import feeds
+from games.live import feeds, outbox
 from games.reads import visibility
 from games.store import streams
 from games.store.models import Event
 from games.store.summary import GameSummary
-
-logger = logging.getLogger(__name__)
 
 
 def game_group(game_id: uuid.UUID | str) -> str:
@@ -68,12 +64,5 @@ def standings_after_commit(date: dt.date | str) -> None:
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to ``group``; a channel-layer failure is logged, not raised (what
-    it announced is committed, and viewers recover it from the store)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:
-        logger.exception("could not publish %s to %s", message.get("type"), group)
+    """Queue ``message`` for ``group``, to go out from this process's publishing loop."""
+    outbox.submit(group, message)

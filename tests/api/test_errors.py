@@ -179,7 +179,7 @@ def test_a_database_outage_during_a_command_is_503(as_alice, alice, sample_deal)
     game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
 
     def refuse(execute, sql, params, many, context):
-        if "INSERT INTO games_event" in sql or "INSERT INTO \"games_event\"" in sql:
+        if "INSERT INTO games_event" in sql or 'INSERT INTO "games_event"' in sql:
             raise wrapped(OperationalError, psycopg.OperationalError("server closed"))
         return execute(sql, params, many, context)
 

@@ -1,0 +1,84 @@
+"""Sending to the channel layer without a thread or an event loop per message.
+
+Messages go out from one event loop per process, one at a time, in the order they were
+submitted: the server's own loop once the ASGI application has bound it (:func:`bind`),
+else a long-lived loop on a thread of its own (management commands, benchmarks, code run
+outside a server). Submitting never waits for the channel layer: a command's response is
+not held up by its publication, and a failure is logged, not raised (what a message
+announces is committed, and viewers recover it from the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+Message = tuple[str, dict[str, Any]]
+
+
+class _Outbox:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[Message] | None = None
+        self._own: tuple[asyncio.AbstractEventLoop, asyncio.Queue[Message]] | None = None
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Send from ``loop`` from now on; call it from a task running on ``loop``."""
+        if self._loop is loop:
+            return
+        queue: asyncio.Queue[Message] = asyncio.Queue()
+        loop.create_task(_drain(queue))
+        with self._lock:
+            self._loop, self._queue = loop, queue
+
+    def submit(self, group: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` for ``group``."""
+        with self._lock:
+            loop, queue = self._loop, self._queue
+        if loop is None or queue is None or not loop.is_running():
+            loop, queue = self._own_loop()
+        loop.call_soon_threadsafe(queue.put_nowait, (group, message))
+
+    def _own_loop(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[Message]]:
+        with self._lock:
+            if self._own is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+                holder: list[asyncio.Queue[Message]] = []
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    queue: asyncio.Queue[Message] = asyncio.Queue()
+                    holder.append(queue)
+                    loop.create_task(_drain(queue))
+                    ready.set()
+                    loop.run_forever()
+
+                threading.Thread(target=run, name="outbox", daemon=True).start()
+                ready.wait()
+                self._own = (loop, holder[0])
+            return self._own
+
+
+async def _drain(queue: asyncio.Queue[Message]) -> None:
+    while True:
+        group, message = await queue.get()
+        layer = get_channel_layer()
+        if layer is None:
+            continue
+        try:
+            await layer.group_send(group, message)
+        except Exception:
+            logger.exception("could not publish %s to %s", message.get("type"), group)
+
+
+_outbox = _Outbox()
+bind = _outbox.bind
+submit = _outbox.submit
