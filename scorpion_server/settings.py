@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "api",
+    "web",
 ]
 
 MIDDLEWARE = [
