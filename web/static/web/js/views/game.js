@@ -40,14 +40,14 @@ export function mount(root, { id }) {
 }
 
 /** A page-sized explanation of an error answer. */
-export function problem(error) {
+export function problem(error, { notFound = t("game.not_found"), title = t("game.unavailable") } = {}) {
   const messages = {
     private_game: t("game.private"),
     challenge_in_progress: t("game.in_progress"),
-    not_found: t("game.not_found"),
+    not_found: notFound,
   };
   const text = error instanceof api.ApiError ? messages[error.code] || error.detail : t("error.network");
-  return h("div", { class: "panel narrow" }, h("h1", { text: t("game.unavailable") }), h("p", { id: "problem", text }), h("a", { href: "/", class: "btn", text: t("nav.back_lobby") }));
+  return h("div", { class: "panel narrow" }, h("h1", { text: title }), h("p", { id: "problem", text }), h("a", { href: "/", class: "btn", text: t("nav.back_lobby") }));
 }
 
 // --- pieces ---------------------------------------------------------------------------------------

@@ -38,6 +38,6 @@ export function mount(root, { name: username }) {
         ),
       );
     })
-    .catch((error) => alive && replace(page, problem(error)));
+    .catch((error) => alive && replace(page, problem(error, { notFound: t("profile.not_found"), title: t("profile.not_found") })));
   return () => (alive = false);
 }
