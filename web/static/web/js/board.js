@@ -47,14 +47,10 @@ export class Board {
 
   /** Show `game`; `event` (with `previous`, the game before it) marks the last move. */
   update(game, { event = null, previous = null } = {}) {
-    const refocus = this.el.contains(document.activeElement)
-      ? document.activeElement.dataset.key
-      : null;
     this.game = game;
     this.picked = null;
     this.marks = event && previous ? lastMoveMarks(event, previous, game, this.rules) : new Map();
     this.render();
-    if (refocus) this.focusKey(refocus);
   }
 
   setMoves(moves) {
@@ -79,9 +75,11 @@ export class Board {
     }, 2500);
   }
 
+  /** Draw the board again; the keyboard focus, if it was on the board, stays on its cursor. */
   render() {
     const game = this.game;
     if (!game) return;
+    const hadFocus = this.el.contains(document.activeElement);
     const columns = game.columns;
     const targets = this.targets();
     const mark = (key) => this.marks.get(key) || "";
@@ -179,6 +177,7 @@ export class Board {
     );
     this.rovingTabStop();
     this.layout();
+    if (hadFocus) this.focusKey(this.cursor);
   }
 
   cardEl(code, key, { picked = false, extra = "", target = false } = {}) {
@@ -336,8 +335,9 @@ export class Board {
   }
 
   focusKey(key) {
-    let el = this.el.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (!el && key.startsWith("c")) el = this.topOf(Number(key.slice(1).split(":")[0]));
+    let el = key ? this.el.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
+    if (!el && key?.startsWith("col")) el = this.topOf(Number(key.slice(3)));
+    else if (!el && key?.startsWith("c")) el = this.topOf(Number(key.slice(1).split(":")[0]));
     if (!el) el = this.focusables()[0];
     if (!el) return;
     for (const other of this.focusables()) other.tabIndex = -1;

@@ -25,8 +25,12 @@ class Resumable {
     this.backoff = 500;
     this.socket = null;
     this.timers = new Set();
+    // The browser knows it went offline before a socket does: show it, and when the network
+    // is back reconnect at once instead of waiting out a backoff or a ping.
     this.wake = () => this.reconnectNow();
+    this.sleep = () => this.offline();
     addEventListener("online", this.wake);
+    addEventListener("offline", this.sleep);
   }
 
   /** The URL to connect to now (subclasses add their cursor). */
@@ -64,13 +68,17 @@ class Resumable {
       this.socket = null;
       this.clearTimers();
       if (this.closed) return;
+      if (!navigator.onLine) {
+        this.onStatus("offline"); // the "online" event reconnects
+        return;
+      }
       if (FATAL.has(event.code)) {
         this.closed = true;
         this.onStatus("closed");
         this.onFatal(event.code);
         return;
       }
-      this.onStatus(navigator.onLine ? "reconnecting" : "offline");
+      this.onStatus("reconnecting");
       this.later(() => this.open(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
     };
@@ -118,9 +126,22 @@ class Resumable {
     if (!this.closed) this.open();
   }
 
+  offline() {
+    if (this.closed) return;
+    const socket = this.socket;
+    this.socket = null;
+    this.clearTimers();
+    if (socket) {
+      socket.onclose = null;
+      socket.close();
+    }
+    this.onStatus("offline");
+  }
+
   close() {
     this.closed = true;
     removeEventListener("online", this.wake);
+    removeEventListener("offline", this.sleep);
     this.clearTimers();
     const socket = this.socket;
     this.socket = null;

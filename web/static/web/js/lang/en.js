@@ -151,6 +151,7 @@ export default {
   "end.replay_won": "Won by {player}.",
   "end.replay_lost": "Lost by {player}.",
   "end.replay_resigned": "Resigned by {player}.",
+  "end.replay_playing": "Unfinished when {player}'s day ended.",
 
   "event.created": "Cards dealt",
   "event.moved": "Column {from} to {to}",

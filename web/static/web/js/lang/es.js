@@ -151,6 +151,7 @@ export default {
   "end.replay_won": "Ganada por {player}.",
   "end.replay_lost": "Perdida por {player}.",
   "end.replay_resigned": "Abandonada por {player}.",
+  "end.replay_playing": "{player} no la terminó antes de que acabara el día.",
 
   "event.created": "Cartas repartidas",
   "event.moved": "Columna {from} a {to}",

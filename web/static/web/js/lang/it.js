@@ -151,6 +151,7 @@ export default {
   "end.replay_won": "Vinta da {player}.",
   "end.replay_lost": "Persa da {player}.",
   "end.replay_resigned": "Abbandonata da {player}.",
+  "end.replay_playing": "Non finita da {player} entro la giornata.",
 
   "event.created": "Carte distribuite",
   "event.moved": "Colonna {from} su {to}",

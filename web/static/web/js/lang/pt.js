@@ -151,6 +151,7 @@ export default {
   "end.replay_won": "Ganha por {player}.",
   "end.replay_lost": "Perdida por {player}.",
   "end.replay_resigned": "Abandonada por {player}.",
+  "end.replay_playing": "{player} não a terminou antes do fim do dia.",
 
   "event.created": "Cartas distribuídas",
   "event.moved": "Coluna {from} para {to}",

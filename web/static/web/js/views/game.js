@@ -24,7 +24,11 @@ export function mount(root, { id }) {
       const me = api.session();
       const ruleset = rules.byName[game.rules];
       replace(page);
-      if (game.status === "playing" && me && game.owner === me.username) {
+      // A daily game whose day is over is a replay, finished or not: the race is over.
+      const raceOver = game.challenge && game.challenge < new Date().toISOString().slice(0, 10);
+      if (raceOver) {
+        stops.push(mountReplay(page, game, ruleset));
+      } else if (game.status === "playing" && me && game.owner === me.username) {
         stops.push(mountPlay(page, game, ruleset));
       } else if (game.status === "playing") {
         stops.push(mountWatch(page, game, ruleset, stops));
@@ -428,7 +432,9 @@ function mountReplay(container, final, rules) {
       if (ticket !== shown) return;
       const event = events.find((e) => e.seq === version) || null;
       board.update(game, { event: previous ? event : null, previous });
-      score.update({ ...game, finished_at: game.finished_at || (version === final.version ? final.finished_at : null) });
+      // The clock of a replay stops at the time of the event shown.
+      const at = events.find((e) => e.seq === version)?.at;
+      score.update({ ...game, finished_at: game.finished_at || at || final.finished_at || final.created_at });
       for (const item of history.list.children) item.classList.toggle("current", Number(item.dataset.seq) === version);
       // A move's card is read from the state before it, once that state is at hand.
       const item = history.list.querySelector(`[data-seq="${version}"] span:last-child`);
