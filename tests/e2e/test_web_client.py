@@ -174,6 +174,7 @@ def shoot(page: Any, folder: Path, name: str) -> None:
     """Screenshots of the page as it is, 1280 and 360 pixels wide (then back to 1280)."""
     for width, height in WIDTHS:
         page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("window.scrollTo(0, 0)")
         page.wait_for_timeout(250)
         page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
     page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
@@ -340,7 +341,7 @@ def test_two_players_race_while_a_third_page_watches_the_standings(pages, server
         expect(watcher.locator(f'#standings tr[data-player="{player.name}"]')).to_be_visible()
 
     def moves_shown(name: str) -> Any:
-        return watcher.locator(f'#standings tr[data-player="{name}"] td').nth(5)
+        return watcher.locator(f'#standings tr[data-player="{name}"] td[data-col="moves"]')
 
     for played, action in enumerate(GOLDEN["actions"][:3], start=1):
         play_by_clicks(racers["alice"], action)

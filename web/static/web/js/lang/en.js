@@ -69,6 +69,7 @@ export default {
   "status.won": "Won",
   "status.lost": "Lost",
   "status.resigned": "Resigned",
+  "status.unfinished": "Unfinished",
 
   "stats.label": "Game statistics",
   "stats.score": "Score",
@@ -189,6 +190,7 @@ export default {
 
   "daily.title": "Today's challenge",
   "daily.race": "Race today's deal",
+  "daily.title_of": "Challenge of {date}",
   "daily.ends_in": "Ends in",
   "daily.participants": "{n} racing",
   "daily.closed": "Closed",

@@ -69,6 +69,7 @@ export default {
   "status.won": "Ganada",
   "status.lost": "Perdida",
   "status.resigned": "Abandonada",
+  "status.unfinished": "Sin terminar",
 
   "stats.label": "Estadísticas de la partida",
   "stats.score": "Puntos",
@@ -189,6 +190,7 @@ export default {
 
   "daily.title": "El reto de hoy",
   "daily.race": "Compite con el reparto de hoy",
+  "daily.title_of": "Reto del {date}",
   "daily.ends_in": "Termina en",
   "daily.participants": "{n} compitiendo",
   "daily.closed": "Cerrado",

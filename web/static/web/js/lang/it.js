@@ -69,6 +69,7 @@ export default {
   "status.won": "Vinta",
   "status.lost": "Persa",
   "status.resigned": "Abbandonata",
+  "status.unfinished": "Non finita",
 
   "stats.label": "Statistiche della partita",
   "stats.score": "Punti",
@@ -189,6 +190,7 @@ export default {
 
   "daily.title": "La sfida di oggi",
   "daily.race": "Gareggia sulla smazzata di oggi",
+  "daily.title_of": "Sfida del {date}",
   "daily.ends_in": "Finisce tra",
   "daily.participants": "{n} in gara",
   "daily.closed": "Chiusa",

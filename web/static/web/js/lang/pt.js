@@ -69,6 +69,7 @@ export default {
   "status.won": "Ganha",
   "status.lost": "Perdida",
   "status.resigned": "Abandonada",
+  "status.unfinished": "Não terminada",
 
   "stats.label": "Estatísticas da partida",
   "stats.score": "Pontos",
@@ -189,6 +190,7 @@ export default {
 
   "daily.title": "O desafio de hoje",
   "daily.race": "Dispute a distribuição de hoje",
+  "daily.title_of": "Desafio de {date}",
   "daily.ends_in": "Termina em",
   "daily.participants": "{n} na disputa",
   "daily.closed": "Encerrado",

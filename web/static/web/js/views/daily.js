@@ -31,12 +31,13 @@ function render(page, day, rules, offset, stops) {
   const me = api.session();
   const open = day.status === "open";
   const left = h("time", { class: "countdown", id: "race-countdown" });
+  const participants = h("span", { id: "participants", text: t("daily.participants", { n: day.participants }) });
   const head = h(
     "div",
     { class: "daily-head panel" },
     h("div", {},
-      h("h1", { text: t("daily.title") }),
-      h("p", { class: "muted", text: `${day.date} · ${t("daily.participants", { n: day.participants })}` }),
+      h("h1", { text: open ? t("daily.title") : t("daily.title_of", { date: day.date }) }),
+      h("p", { class: "muted" }, `${day.date} · `, participants),
     ),
     open
       ? h("div", { class: "daily-clock" }, h("span", { class: "label", text: t("daily.ends_in") }), left)
@@ -44,7 +45,7 @@ function render(page, day, rules, offset, stops) {
   );
   if (open) stops.push(countdown(left, day.ends_at, offset, () => setTimeout(() => navigate(`/daily/${day.date}`, { replace: true }), 1500)));
   const mine = h("div", { class: "daily-board" });
-  const table = standingsTable(day, open);
+  const table = standingsTable(day, open, (count) => (participants.textContent = t("daily.participants", { n: count })));
   replace(page, head, h("div", { class: "daily-body" }, mine, table.el));
 
   if (open) {
@@ -70,7 +71,7 @@ function render(page, day, rules, offset, stops) {
       stops.push(mountPlay(mine, game, rules));
     } else if (game) {
       replace(mine, h("div", { class: "panel join" },
-        h("p", { text: t("daily.your_result", { status: t(`status.${game.status}`), score: num(game.score), moves: num(game.moves) }) }),
+        h("p", { text: t("daily.your_result", { status: t(`status.${game.status === "playing" && !open ? "unfinished" : game.status}`), score: num(game.score), moves: num(game.moves) }) }),
         h("a", { href: `/games/${game.id}`, class: "btn", text: open ? t("daily.your_game") : t("end.open_replay") }),
       ));
     } else if (open) {
@@ -105,7 +106,7 @@ async function findMyGame(owner, date) {
   }
 }
 
-function standingsTable(day, open) {
+function standingsTable(day, open, onCount) {
   const me = api.session();
   const body = h("tbody", {});
   const connection = h("span", { class: "conn", role: "status" });
@@ -113,12 +114,14 @@ function standingsTable(day, open) {
     "section",
     { class: "panel standings", "aria-labelledby": "standings-title" },
     h("div", { class: "panel-head" }, h("h2", { id: "standings-title", text: t("daily.standings") }), open ? connection : null),
-    h("table", { class: "table", id: "standings" },
+    h("div", { class: "table-wrap" }, h("table", { class: "table", id: "standings" },
       h("thead", {}, h("tr", {},
-        [t("daily.rank"), t("daily.player"), t("stats.status"), t("stats.sequences"), t("stats.score"), t("stats.moves"), t("stats.time")].map((label) => h("th", { scope: "col", text: label })),
+        h("th", { scope: "col", text: t("daily.rank") }),
+        h("th", { scope: "col", text: t("daily.player") }),
+        [t("stats.sequences"), t("stats.score"), t("stats.moves"), t("stats.time")].map((label) => h("th", { scope: "col", class: "num", text: label })),
       )),
       body,
-    ),
+    )),
     h("p", { class: "muted small", text: open ? t("daily.live_note") : t("daily.replay_note") }),
   );
   let before = new Map();
@@ -135,18 +138,19 @@ function standingsTable(day, open) {
         const player = open
           ? h("a", { href: `/players/${encodeURIComponent(s.player)}`, class: "player", text: s.player })
           : h("button", { type: "button", class: "link player", "data-player": s.player, text: s.player, title: t("daily.open_replay"), onclick: () => openReplay(s.player, day.date) });
+        const status = s.status === "playing" && !open ? "unfinished" : s.status;
         return h("tr", { class: `${me && me.username === s.player ? "me" : ""} ${changed ? "changed" : ""}`, "data-player": s.player },
           h("td", { class: "rank", text: s.rank }),
-          h("td", {}, player),
-          h("td", {}, h("span", { class: `badge badge-${s.status}`, text: t(`status.${s.status}`) })),
-          h("td", { text: `${s.sequences}/4` }),
-          h("td", { text: num(s.score) }),
-          h("td", { text: num(s.moves) }),
-          h("td", { text: s.elapsed_ms == null ? "—" : clock(s.elapsed_ms) }),
+          h("td", {}, player, h("span", { class: `badge badge-${s.status}`, text: t(`status.${status}`) })),
+          h("td", { class: "num", "data-col": "sequences", text: `${s.sequences}/4` }),
+          h("td", { class: "num", "data-col": "score", text: num(s.score) }),
+          h("td", { class: "num", "data-col": "moves", text: num(s.moves) }),
+          h("td", { class: "num", "data-col": "time", text: s.elapsed_ms == null ? "—" : clock(s.elapsed_ms) }),
         );
       });
       before = new Map(results.map((s) => [s.player, `${s.status}:${s.moves}:${s.score}:${s.sequences}`]));
-      replace(body, rows.length ? rows : h("tr", {}, h("td", { colspan: 7, class: "muted", text: t("daily.nobody") })));
+      replace(body, rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "muted", text: t("daily.nobody") })));
+      onCount(results.length);
     },
   };
 }

@@ -158,7 +158,7 @@ export function mountPlay(container, initial, rules, { onChange } = {}) {
   };
   if (!rules.reserve) delete tools.deal; // three_blind_mice: nothing to deal
   const toolbar = h("div", { class: "toolbar", role: "toolbar", "aria-label": t("game.actions") }, Object.values(tools),
-    h("button", { type: "button", class: "btn btn-tool btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: showHelp }));
+    h("button", { type: "button", class: "btn btn-tool btn-icon help-button", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: showHelp }));
   const banner = h("div", { class: "banner", role: "status", id: "banner" });
   const wrap = h("div", { class: "play", vars: { "--cols": rules.columns } }, header(game, rules), score.el, toolbar, banner, board.el);
   container.append(wrap);
@@ -275,9 +275,9 @@ export function mountPlay(container, initial, rules, { onChange } = {}) {
         ),
       ],
       buttons: [
-        { label: t("end.replay"), value: "replay" },
-        { label: t("end.lobby"), value: "lobby" },
         ...(game.challenge ? [] : [{ label: t("end.again"), value: "again", primary: true }]),
+        { label: t("end.replay"), value: "replay", primary: Boolean(game.challenge) },
+        { label: t("end.lobby"), value: "lobby" },
       ],
     });
     if (stopped) return;
@@ -395,14 +395,14 @@ function mountReplay(container, final, rules) {
   const board = new Board({ rules, label: t("board.replay_label") });
   const range = h("input", { type: "range", min: 1, max: final.version, value: final.version, id: "scrubber", class: "scrubber", "aria-label": t("replay.position") });
   const position = h("output", { class: "position", id: "position", for: "scrubber" });
-  const ctl = (id, label, symbol, onclick) => h("button", { type: "button", class: "btn btn-tool btn-icon", id, "aria-label": label, title: label, text: symbol, onclick });
-  const play = ctl("replay-play", t("replay.play"), "▶", () => (playing ? pause() : start()));
+  const ctl = (id, label, shape, onclick) => h("button", { type: "button", class: "btn btn-tool btn-icon", id, "aria-label": label, title: label, onclick }, icon(shape));
+  const play = ctl("replay-play", t("replay.play"), "play", () => (playing ? pause() : start()));
   const controls = h("div", { class: "toolbar replay-bar", role: "toolbar", "aria-label": t("replay.controls") },
-    ctl("replay-first", t("replay.first"), "⏮", () => go(1)),
-    ctl("replay-back", t("replay.back"), "◀", () => go(at - 1)),
+    ctl("replay-first", t("replay.first"), "first", () => go(1)),
+    ctl("replay-back", t("replay.back"), "back", () => go(at - 1)),
     play,
-    ctl("replay-forward", t("replay.forward"), "▶▶", () => go(at + 1)),
-    ctl("replay-last", t("replay.last"), "⏭", () => go(final.version)),
+    ctl("replay-forward", t("replay.forward"), "forward", () => go(at + 1)),
+    ctl("replay-last", t("replay.last"), "last", () => go(final.version)),
     range,
     position,
   );
@@ -448,14 +448,14 @@ function mountReplay(container, final, rules) {
   }
   function start() {
     if (at >= final.version) go(1);
-    play.textContent = "⏸";
+    play.replaceChildren(icon("pause"));
     play.setAttribute("aria-label", t("replay.pause"));
     playing = setInterval(() => (at >= final.version ? pause() : go(at + 1)), PLAY_MS);
   }
   function pause() {
     clearInterval(playing);
     playing = null;
-    play.textContent = "▶";
+    play.replaceChildren(icon("play"));
     play.setAttribute("aria-label", t("replay.play"));
   }
   const keys = (event) => {
@@ -478,4 +478,26 @@ function mountReplay(container, final, rules) {
     score.stop();
     board.destroy();
   };
+}
+
+/** Media-control icons drawn as SVG (fonts on many systems have no ⏮ or ⏭). */
+const ICONS = {
+  first: "M5 4h2v16H5zM19 4v16L8 12z",
+  back: "M18 4v16L6 12z",
+  play: "M7 4v16l12-8z",
+  pause: "M6 4h4v16H6zM14 4h4v16h-4z",
+  forward: "M6 4v16l12-8z",
+  last: "M17 4h2v16h-2zM5 4v16l11-8z",
+};
+
+function icon(shape) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", "icon");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", ICONS[shape]);
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  return svg;
 }
