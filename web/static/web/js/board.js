@@ -28,13 +28,17 @@ export class Board {
     this.picked = null; // {col, index} or {cell}
     this.cursor = null; // data-key of the element that holds the board's tab stop
     this.marks = new Map(); // data-key → class to add on the next render (last move, hint)
+    this.columnEls = []; // per column: the signature it was drawn for, and its element
     this.el = h("section", { class: "board", "aria-label": label || t("board.label") });
     this.el.classList.toggle("interactive", this.interactive);
     this.top = h("div", { class: "board-top" });
     this.tableau = h("div", { class: "tableau", role: "group", "aria-label": t("board.tableau") });
     this.el.append(this.top, this.tableau);
     if (this.interactive) this.listen();
-    this.fit = () => this.layout();
+    this.fit = () => {
+      this.geometry = null;
+      this.layout();
+    };
     addEventListener("resize", this.fit);
   }
 
@@ -132,55 +136,73 @@ export class Board {
     replace(this.top, reserve, cells.length ? h("div", { class: "cells" }, cells) : null, done);
 
     this.el.style.setProperty("--cols", columns.length);
-    replace(
-      this.tableau,
-      columns.map((column, c) => {
-        const col = c + 1;
-        const target = targets.has(col);
-        const el = h("div", {
-          class: `col ${target ? "target" : ""} ${mark(`col${col}`)}`,
-          "data-col": col,
-          role: "group",
-          "aria-label": t("board.column", { n: col, count: column.length }),
-        });
-        if (!column.length) {
-          el.append(
-            h("button", {
-              type: "button",
-              class: "slot",
-              "data-key": `s${col}`,
-              "data-col": col,
-              tabindex: "-1",
-              "aria-label": t("board.empty_column", { n: col }) + (target ? `, ${t("board.target")}` : ""),
-              disabled: !this.interactive || undefined,
-            }),
-          );
-        }
-        column.forEach((code, index) => {
-          const key = `c${col}:${index}`;
-          if (!code) {
-            el.append(h("div", { class: "card down", role: "img", "aria-label": t("card.down") }));
-            return;
-          }
-          const picked =
-            this.picked && this.picked.col === col && index >= this.picked.index;
-          el.append(
-            this.cardEl(code, key, {
-              picked,
-              extra: mark(key),
-              target: target && index === column.length - 1,
-            }),
-          );
-        });
-        return el;
-      }),
-    );
+    // Only the columns that changed are drawn again (a move touches two or three): the
+    // others keep their elements, so a live frame costs little and focus stays put.
+    if (this.columnEls.length !== columns.length) {
+      this.columnEls = columns.map(() => ({ signature: null, el: null }));
+      this.tableau.replaceChildren();
+    }
+    columns.forEach((column, c) => {
+      const col = c + 1;
+      const target = targets.has(col);
+      const picked = this.picked && !this.picked.cell && this.picked.col === col ? this.picked.index : -1;
+      const marks = column.map((_, index) => mark(`c${col}:${index}`)).join();
+      const signature = `${column.join()}|${target}|${picked}|${mark(`col${col}`)}|${marks}`;
+      const cached = this.columnEls[c];
+      if (cached.signature === signature && cached.el) return;
+      const el = this.columnEl(column, col, { target, picked, mark });
+      if (cached.el) this.tableau.replaceChild(el, cached.el);
+      else this.tableau.append(el);
+      this.columnEls[c] = { signature, el };
+    });
     this.rovingTabStop();
     this.layout();
     if (hadFocus) this.focusKey(this.cursor);
+    if (!this.drawn) {
+      this.drawn = true;
+      performance.mark("scorpion:board-drawn"); // bench/web.py times the first board by it
+    }
   }
 
-  cardEl(code, key, { picked = false, extra = "", target = false } = {}) {
+  columnEl(column, col, { target, picked, mark }) {
+    const el = h("div", {
+      class: `col ${target ? "target" : ""} ${mark(`col${col}`)}`,
+      "data-col": col,
+      role: "group",
+      "aria-label": t("board.column", { n: col, count: column.length }),
+    });
+    if (!column.length) {
+      el.append(
+        h("button", {
+          type: "button",
+          class: "slot",
+          "data-key": `s${col}`,
+          "data-col": col,
+          tabindex: "-1",
+          "aria-label": t("board.empty_column", { n: col }) + (target ? `, ${t("board.target")}` : ""),
+          disabled: !this.interactive || undefined,
+        }),
+      );
+    }
+    const last = column.length - 1;
+    column.forEach((code, index) => {
+      if (!code) {
+        el.append(h("div", { class: "card down", role: "img", "aria-label": t("card.down") }));
+        return;
+      }
+      el.append(
+        this.cardEl(code, `c${col}:${index}`, {
+          picked: picked >= 0 && index >= picked,
+          extra: mark(`c${col}:${index}`),
+          target: target && index === last,
+          covered: index !== last,
+        }),
+      );
+    });
+    return el;
+  }
+
+  cardEl(code, key, { picked = false, extra = "", target = false, covered = false } = {}) {
     const { rank, suit } = parse(code);
     const face = short(code);
     const props = {
@@ -188,11 +210,13 @@ export class Board {
       "data-key": key,
       "aria-label": cardName(code) + (target ? `, ${t("board.target")}` : ""),
     };
+    // A covered card shows only its top strip: its centre and far corner are not drawn
+    // (a drag lifts copies of the cards above it, which cover it the same way).
+    const court = "JQK".includes(rank);
     const content = [
       h("span", { class: "idx", "aria-hidden": "true", text: face }),
-      h("span", { class: `pip ${"JQK".includes(rank) ? "court" : ""}`, "aria-hidden": "true" },
-        "JQK".includes(rank) ? rank : SUITS[suit]),
-      h("span", { class: "idx idx-end", "aria-hidden": "true", text: face }),
+      covered ? null : h("span", { class: `pip ${court ? "court" : ""}`, "aria-hidden": "true", text: court ? rank : SUITS[suit] }),
+      covered ? null : h("span", { class: "idx idx-end", "aria-hidden": "true", text: face }),
     ];
     if (!this.interactive) return h("div", { ...props, role: "img" }, content);
     return h(
@@ -202,30 +226,39 @@ export class Board {
     );
   }
 
-  /** Pack long columns so the board fits the window's height, within readable limits. */
+  /**
+   * Pack long columns so the board fits the window's height, within readable limits. The
+   * board's geometry is measured once (and again after a resize), so drawing a live frame
+   * never forces the browser to lay the page out in the middle of it.
+   */
   layout() {
-    const cols = this.tableau.children;
-    if (!cols.length) return;
-    const width = cols[0].clientWidth;
-    if (!width) return;
-    const top = this.tableau.getBoundingClientRect().top + scrollY;
-    const available = Math.max(innerHeight - top - 16, width * 4);
-    // The corner index (app.css: clamp(9px, 25cqw, 24px)) must stay readable: small cards
-    // need a larger share of their width than big ones.
+    const game = this.game;
+    if (!game) return;
+    if (!this.geometry) {
+      const first = this.tableau.firstElementChild;
+      const width = first ? first.clientWidth : 0;
+      if (!width) return;
+      const top = this.tableau.getBoundingClientRect().top + scrollY;
+      this.geometry = { width, available: Math.max(innerHeight - top - 16, width * 4) };
+      this.el.style.setProperty("--card-w", `${width}px`);
+    }
+    const { width, available } = this.geometry;
+    // The corner index (app.css: 25% of the card's width, 9 to 24 px) must stay readable:
+    // small cards need a larger share of their width than big ones.
     const index = Math.min(24, Math.max(9, width * 0.25));
     const least = index * 1.2 + width * 0.05;
     const most = Math.max(width * MAX_STEP, least * 1.25);
-    for (const col of cols) {
-      const cards = col.querySelectorAll(".card");
-      const down = col.querySelectorAll(".card.down").length;
-      const up = cards.length - down;
+    game.columns.forEach((column, c) => {
+      const down = column.filter((code) => !code).length;
+      const up = column.length - down;
       let step = most;
       if (up > 1) {
         const room = available - width * 1.4 - down * width * DOWN_STEP;
         step = Math.min(most, Math.max(least, room / (up - 1)));
       }
-      col.style.setProperty("--step", `${step.toFixed(1)}px`);
-    }
+      const el = this.columnEls[c]?.el;
+      if (el) el.style.setProperty("--step", `${step.toFixed(1)}px`);
+    });
   }
 
   // --- picking and dropping --------------------------------------------------------------------
@@ -474,7 +507,7 @@ export class Board {
       cards.push(el.cloneNode(true));
       if (picked.cell) break;
     }
-    const ghost = h("div", { class: "drag-ghost col", "aria-hidden": "true", vars: { "--w": `${width}px` } }, cards);
+    const ghost = h("div", { class: "drag-ghost col", "aria-hidden": "true", vars: { "--w": `${width}px`, "--card-w": `${width}px` } }, cards);
     const column = source.closest(".col");
     if (column) ghost.style.setProperty("--step", column.style.getPropertyValue("--step"));
     document.body.append(ghost);

@@ -128,7 +128,8 @@ function moveList() {
       list.append(item);
       list.querySelector(".current")?.classList.remove("current");
       item.classList.add("current");
-      list.scrollTop = list.scrollHeight;
+      // Scrolled at the next frame: reading scrollHeight now would lay the page out twice.
+      requestAnimationFrame(() => (list.scrollTop = list.scrollHeight));
     },
     list,
   };
@@ -355,6 +356,8 @@ function mountWatch(container, initial, rules, stops) {
       score.update(game);
       if (event) {
         history.add(event, previous);
+        // Measured once laid out as it will be painted (bench/web.py reads these).
+        board.el.getBoundingClientRect();
         performance.measure("scorpion:frame-to-board", { start: arrived, end: performance.now() });
       }
       if (game.status !== "playing") {
