@@ -293,6 +293,7 @@ def test_a_spectator_sees_every_move_and_resumes_after_a_network_cut(pages, serv
     own = pages(player, path=f"/games/{game['id']}")
     watcher = pages(path=f"/games/{game['id']}")
     expect(watcher.locator("#connection")).to_have_text("Live")
+    expect(watcher.locator("#watchers")).to_have_text("1 watching")
     expect(watcher.locator("#deal")).to_have_count(0)  # spectators get no commands
 
     for played, action in enumerate(WINNING_LINE[:5], start=1):

@@ -154,14 +154,16 @@ class Resumable {
 
 /**
  * Watch a game: `onGame(game, event|null, arrived)` for the snapshot and each new event, in
- * seq order, each exactly once. `token` is sent only for a private game of the viewer's own
+ * seq order, each exactly once; `onWatchers(count)`, if given, whenever the number of
+ * viewers changes. `token` is sent only for a private game of the viewer's own
  * (the API's one way to authenticate a WebSocket without a session cookie).
  */
 export class GameFeed extends Resumable {
-  constructor(gameId, { onGame, onStatus, onFatal, token = null }) {
+  constructor(gameId, { onGame, onWatchers, onStatus, onFatal, token = null }) {
     super({ onFrame: (frame, arrived) => this.frame(frame, arrived), onStatus, onFatal });
     this.gameId = gameId;
     this.onGame = onGame;
+    this.onWatchers = onWatchers;
     this.token = token;
     this.version = null;
     this.open();
@@ -170,6 +172,7 @@ export class GameFeed extends Resumable {
   url() {
     const params = {};
     if (this.version !== null) params.after = String(this.version);
+    if (this.onWatchers) params.watchers = "1";
     if (this.token) params.token = this.token;
     return socketUrl(`/ws/games/${encodeURIComponent(this.gameId)}/`, params);
   }
@@ -181,6 +184,8 @@ export class GameFeed extends Resumable {
         this.version = frame.game.version;
         this.onGame(frame.game, null, arrived);
       }
+    } else if (frame.type === "watchers") {
+      this.onWatchers?.(frame.count);
     } else if (frame.type === "event") {
       const seq = frame.event.seq;
       if (seq <= this.version) return; // already applied

@@ -171,6 +171,7 @@ export default {
   "game.history": "Moves",
   "game.moves_list": "Moves so far",
   "watch.watching": "Watching",
+  "watch.count": "{n} watching",
   "conn.connecting": "Connecting…",
   "conn.live": "Live",
   "conn.reconnecting": "Reconnecting…",

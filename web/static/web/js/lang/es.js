@@ -171,6 +171,7 @@ export default {
   "game.history": "Movimientos",
   "game.moves_list": "Movimientos hasta ahora",
   "watch.watching": "Mirando",
+  "watch.count": "{n} mirando",
   "conn.connecting": "Conectando…",
   "conn.live": "En directo",
   "conn.reconnecting": "Reconectando…",

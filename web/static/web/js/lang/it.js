@@ -171,6 +171,7 @@ export default {
   "game.history": "Mosse",
   "game.moves_list": "Mosse finora",
   "watch.watching": "Spettatore",
+  "watch.count": "{n} spettatori",
   "conn.connecting": "Connessione…",
   "conn.live": "In diretta",
   "conn.reconnecting": "Riconnessione…",

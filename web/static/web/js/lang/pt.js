@@ -171,6 +171,7 @@ export default {
   "game.history": "Jogadas",
   "game.moves_list": "Jogadas até agora",
   "watch.watching": "Assistindo",
+  "watch.count": "{n} assistindo",
   "conn.connecting": "Conectando…",
   "conn.live": "Ao vivo",
   "conn.reconnecting": "Reconectando…",

@@ -327,11 +327,12 @@ function mountWatch(container, initial, rules, stops) {
   const score = scorebar(rules);
   const board = new Board({ rules, label: t("board.watch_label") });
   const connection = h("span", { class: "conn", id: "connection", role: "status" });
+  const watching = h("span", { class: "tag", id: "watchers", hidden: true });
   const history = moveList();
   const over = h("div", { class: "banner", id: "banner", hidden: true });
   container.append(
     h("div", { class: "watch" },
-      h("div", { class: "watch-main", vars: { "--cols": rules.columns } }, header(game, rules, [h("span", { class: "tag tag-live", text: t("watch.watching") }), connection]), score.el, over, board.el),
+      h("div", { class: "watch-main", vars: { "--cols": rules.columns } }, header(game, rules, [h("span", { class: "tag tag-live", text: t("watch.watching") }), watching, connection]), score.el, over, board.el),
       history.el,
     ),
   );
@@ -348,6 +349,10 @@ function mountWatch(container, initial, rules, stops) {
   const feed = new GameFeed(game.id, {
     token: !game.public && me && me.username === game.owner ? me.token : null,
     onStatus: setStatus,
+    onWatchers: (count) => {
+      watching.hidden = false;
+      watching.textContent = t("watch.count", { n: count });
+    },
     onFatal: (code) => replace(container, problem(new api.ApiError(code - 4000, { code: code === 4403 ? "private_game" : "not_found", detail: t("game.unavailable") }))),
     onGame: (next, event, arrived) => {
       const previous = game;
