@@ -170,7 +170,6 @@ export default {
   "game.not_found": "There is no such game.",
   "game.history": "Moves",
   "game.moves_list": "Moves so far",
-  "watch.watching": "Watching",
   "watch.count": "{n} watching",
   "conn.connecting": "Connecting…",
   "conn.live": "Live",

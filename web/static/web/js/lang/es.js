@@ -170,7 +170,6 @@ export default {
   "game.not_found": "Esa partida no existe.",
   "game.history": "Movimientos",
   "game.moves_list": "Movimientos hasta ahora",
-  "watch.watching": "Mirando",
   "watch.count": "{n} mirando",
   "conn.connecting": "Conectando…",
   "conn.live": "En directo",

@@ -170,7 +170,6 @@ export default {
   "game.not_found": "Questa partita non esiste.",
   "game.history": "Mosse",
   "game.moves_list": "Mosse finora",
-  "watch.watching": "Spettatore",
   "watch.count": "{n} spettatori",
   "conn.connecting": "Connessione…",
   "conn.live": "In diretta",

@@ -170,7 +170,6 @@ export default {
   "game.not_found": "Essa partida não existe.",
   "game.history": "Jogadas",
   "game.moves_list": "Jogadas até agora",
-  "watch.watching": "Assistindo",
   "watch.count": "{n} assistindo",
   "conn.connecting": "Conectando…",
   "conn.live": "Ao vivo",

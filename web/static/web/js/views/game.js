@@ -327,12 +327,12 @@ function mountWatch(container, initial, rules, stops) {
   const score = scorebar(rules);
   const board = new Board({ rules, label: t("board.watch_label") });
   const connection = h("span", { class: "conn", id: "connection", role: "status" });
-  const watching = h("span", { class: "tag", id: "watchers", hidden: true });
+  const watching = h("span", { class: "tag tag-live", id: "watchers", hidden: true });
   const history = moveList();
   const over = h("div", { class: "banner", id: "banner", hidden: true });
   container.append(
     h("div", { class: "watch" },
-      h("div", { class: "watch-main", vars: { "--cols": rules.columns } }, header(game, rules, [h("span", { class: "tag tag-live", text: t("watch.watching") }), watching, connection]), score.el, over, board.el),
+      h("div", { class: "watch-main", vars: { "--cols": rules.columns } }, header(game, rules, [watching, connection]), score.el, over, board.el),
       history.el,
     ),
   );
