@@ -189,6 +189,17 @@ def click_column(page: Any, column: int) -> None:
     page.locator(f'.tableau .col[data-col="{column}"]').click(position={"x": 10, "y": 6})
 
 
+def drag(page: Any, column: int, index: int, target: int) -> None:
+    """Drag a card (and the cards above it) onto a column with the mouse."""
+    card = page.locator(f'.tableau [data-key="c{column}:{index}"]').bounding_box()
+    goal = page.locator(f'.tableau .col[data-col="{target}"]').bounding_box()
+    page.mouse.move(card["x"] + 10, card["y"] + 6)
+    page.mouse.down()
+    page.mouse.move(card["x"] + 30, card["y"] + 30, steps=3)
+    page.mouse.move(goal["x"] + goal["width"] / 2, goal["y"] + 20, steps=5)
+    page.mouse.up()
+
+
 def play_by_clicks(page: Any, action: dict[str, Any]) -> None:
     if action["type"] == "deal":
         page.click("#deal")
@@ -216,7 +227,7 @@ def new_game(player: Player, server: Any, **body: Any) -> dict[str, Any]:
 # --- the tests ---------------------------------------------------------------------------------
 
 
-def test_sign_up_sign_in_then_win_a_game_by_clicks_alone(pages, server, shots) -> None:  # type: ignore[no-untyped-def]
+def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shots) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
     page = pages(path="/")
@@ -251,7 +262,10 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_alone(pages, server, shots) -
     )
     shoot(page, shots, "play")
     for played, action in enumerate(WINNING_LINE, start=1):
-        play_by_clicks(page, action)
+        if played in (4, 13):  # these two by drag and drop; the rest by clicks
+            drag(page, action["from"], action["index"], action["to"])
+        else:
+            play_by_clicks(page, action)
         expect(page.locator("#stat-moves")).to_have_text(str(played))
         if played == 3:
             expect(page.locator("#stat-sequences")).to_have_text("1/4")  # spades removed
@@ -355,6 +369,42 @@ def test_two_players_race_while_a_third_page_watches_the_standings(pages, server
     assert ranked == ["alice", "bob"]  # more revealed cards: alice ahead
     shoot(racers["alice"], shots, "daily-race")
     shoot(watcher, shots, "daily-standings")
+
+
+def test_a_lost_answer_is_retried_with_its_key_and_a_conflict_reloads(pages, server) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    player = register(server, "flaky")
+    game = new_game(player, server, rules="classic", deal=WINNABLE_DEAL)
+    page = pages(player, path=f"/games/{game['id']}")
+    expect(page.locator(".tableau .col")).to_have_count(7)
+    keys: list[str | None] = []
+
+    def lose_the_first_answer(route: Any) -> None:
+        keys.append(route.request.headers.get("idempotency-key"))
+        if len(keys) == 1:
+            route.fetch()  # the server plays it…
+            route.abort("connectionreset")  # …but its answer never arrives
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/games/*/commands", lose_the_first_answer)
+    play_by_clicks(page, WINNING_LINE[0])
+    expect(page.locator("#stat-moves")).to_have_text("1")
+    page.unroute("**/api/v1/games/*/commands")
+    assert len(keys) == 2 and keys[0] == keys[1] and keys[0]  # the retry reused its key
+    with player.client(server) as api:
+        events = api.get(f"/games/{game['id']}/events").json()["results"]
+        assert [e["type"] for e in events] == ["created", "moved"]  # played once
+        # The game moves on elsewhere (another tab, another device)…
+        moved = api.post(f"/games/{game['id']}/commands", json=WINNING_LINE[1])
+        assert moved.status_code == 201, moved.text
+    # …so this page, which still shows the 2 of spades on column 1, sends the same move at
+    # a stale version: 409, and the board is read again.
+    play_by_clicks(page, WINNING_LINE[1])
+    expect(page.locator(".toast").last).to_contain_text("changed elsewhere")
+    expect(page.locator("#stat-moves")).to_have_text("2")
+    expect(page.locator('[data-key="c1:1"]')).to_have_attribute("aria-label", "Ace of spades")
 
 
 def test_switching_the_language_changes_a_refused_moves_message(pages, server, shots) -> None:  # type: ignore[no-untyped-def]
