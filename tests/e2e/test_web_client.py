@@ -253,6 +253,10 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shot
     page.click("#auth-submit")
     expect(page.locator("#signout")).to_be_visible()
     winner = Player("winner", "", page.evaluate("localStorage.getItem('scorpion.token')"))
+    new_game(winner, server, rules="wasp", seed=11, public=False)  # one for "My games"
+    page.reload()
+    expect(page.locator("#my-games .game-row")).to_have_count(1)
+    shoot(page, shots, "lobby-signed-in")
 
     game = new_game(winner, server, rules="classic", deal=WINNABLE_DEAL)
     page.goto(f"{server.http}/games/{game['id']}")
@@ -521,6 +525,7 @@ def test_a_username_with_markup_is_shown_as_text_everywhere(  # type: ignore[no-
 
     page = pages(path="/")
     expect(page.locator("#live-games .owner")).to_have_text(XSS_NAME)
+    shoot(page, shots, "lobby-live-games")
     page.locator("#live-games a").click()
     expect(page.locator(".game-head .owner")).to_have_text(XSS_NAME)
     shoot(page, shots, "watch-markup-name")
