@@ -12,6 +12,7 @@ COPY pyproject.toml README.md ./
 COPY scorpion_server ./scorpion_server
 COPY games ./games
 COPY api ./api
+COPY web ./web
 COPY locale ./locale
 COPY manage.py ./
 RUN pip install . && useradd --system --home /var/lib/scorpion scorpion \

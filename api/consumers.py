@@ -22,6 +22,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from api import watchers
 from games.errors import DomainError
 from games.live import feeds, publish
 from games.reads import selectors, visibility
@@ -90,12 +91,17 @@ class ClientFrames(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
 class GameConsumer(ClientFrames):
     """Spectate one game. Published frames come rendered for each audience
-    (``visibility.Audience``); this consumer sends its viewer's."""
+    (``visibility.Audience``); this consumer sends its viewer's. With ``?watchers=1`` the
+    client also gets ``{"type": "watchers", "count": N}`` whenever the number of viewers
+    changes."""
 
     game_id: uuid.UUID | None = None
     viewer: Viewer = visibility.ANONYMOUS
     group: str | None = None
     last_sent = 0
+    counting = False
+    watchers_revision = 0
+    renewer: asyncio.Future[None] | None = None
 
     async def connect(self) -> None:
         # Accept first: a WebSocket close code can only be sent on an open connection.
@@ -127,6 +133,8 @@ class GameConsumer(ClientFrames):
         opening = await database_sync_to_async(self._opening_frames)(after)
         for frame in opening:
             await self._send_frame(frame)
+        self.counting = self._query("watchers") in ("1", "true")
+        await self._arrive()
 
     def _opening_frames(self, after: int | None) -> list[dict[str, Any]]:
         """Read after joining the group: the snapshot (now, or at ``after``) and the stored
@@ -146,6 +154,10 @@ class GameConsumer(ClientFrames):
             self.last_sent = frame["event"]["seq"]
         await self.send_json(frame)
 
+    def _query(self, name: str) -> str | None:
+        values = parse_qs(self.scope.get("query_string", b"").decode()).get(name)
+        return values[-1] if values else None
+
     def _after(self) -> int | None | bool:
         """The ``after`` query parameter: an int ≥ 0, ``None`` if absent, ``False`` if bad."""
         values = parse_qs(self.scope.get("query_string", b"").decode()).get("after")
@@ -158,7 +170,53 @@ class GameConsumer(ClientFrames):
         return after if after >= 0 else False
 
     async def disconnect(self, code: int) -> None:
+        await self._depart()
         await leave(self)
+
+    # --- how many watch (api.watchers): every viewer counts, those who asked hear the count
+
+    async def _arrive(self) -> None:
+        game = str(self.game_id)
+        try:
+            await watchers.presence(self.channel_layer).join(game, self.channel_name)
+        except Exception:  # a count is a courtesy: spectating goes on without it
+            logger.warning("could not count a watcher of game %s", game, exc_info=True)
+            return
+        watchers.announce_soon(self.channel_layer, game, publish.game_group(game))
+        self.renewer = asyncio.ensure_future(self._renew())
+
+    async def _renew(self) -> None:
+        game = str(self.game_id)
+        while True:
+            await asyncio.sleep(watchers.RENEW_SECONDS)
+            try:
+                lapsed = await watchers.presence(self.channel_layer).renew(game, self.channel_name)
+            except Exception:
+                logger.warning("could not renew a watcher of game %s", game, exc_info=True)
+                continue
+            if lapsed:  # viewers of a process that died: the others must hear it
+                watchers.announce_soon(self.channel_layer, game, publish.game_group(game))
+
+    async def _depart(self) -> None:
+        if self.renewer is None:
+            return
+        self.renewer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.renewer
+        self.renewer = None
+        game = str(self.game_id)
+        try:
+            await watchers.presence(self.channel_layer).leave(game, self.channel_name)
+        except Exception:
+            logger.warning("could not uncount a watcher of game %s", game, exc_info=True)
+        if self.group is not None:
+            watchers.announce_soon(self.channel_layer, game, self.group)
+
+    async def game_watchers(self, message: dict[str, Any]) -> None:
+        """A new count of the game's viewers: sent on if asked for and newer than the last."""
+        if self.counting and message["revision"] > self.watchers_revision:
+            self.watchers_revision = message["revision"]
+            await self.send_json({"type": "watchers", "count": message["count"]})
 
     async def game_event(self, message: dict[str, Any]) -> None:
         """A published event: drop it if already sent, fill the gap before it if any."""

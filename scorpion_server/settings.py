@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "api",
+    "web",
 ]
 
 MIDDLEWARE = [

@@ -1,4 +1,5 @@
-"""Top-level URL routes: operations, admin, the versioned API and its OpenAPI documents."""
+"""Top-level URL routes: operations, admin, the versioned API and its OpenAPI documents, and
+the browser client's pages (last: its routes never shadow the others)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -13,6 +14,7 @@ urlpatterns = [
     path("api/v1/", include("api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("", include("web.urls")),
 ]
 
 # Under /api/ errors answer in the API's JSON shape; elsewhere Django's pages.

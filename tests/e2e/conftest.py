@@ -24,6 +24,35 @@ import pytest
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 START_TIMEOUT_SECONDS = 60
+#: Debian's chromium, which the browser tests drive through Playwright (no browser download).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's chromium, or a skip (a failure under ``SCORPION_REQUIRE_BROWSER=1``)."""
+    if not os.access(CHROMIUM, os.X_OK):
+        reason = f"{CHROMIUM} is missing (.ci/run installs Debian's chromium package)"
+        if os.environ.get("SCORPION_REQUIRE_BROWSER", "") == "1":
+            pytest.fail(f"{reason}; SCORPION_REQUIRE_BROWSER=1 requires it")
+        pytest.skip(reason)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def chromium_args() -> list[str]:
+    """Command-line flags for launching :data:`CHROMIUM` headless in a container."""
+    return list(CHROMIUM_ARGS)
 
 
 @dataclass

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,34 +22,12 @@ from games.dailies.models import DailyChallenge
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIN = json.loads(
     (
         Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
     ).read_text()
 )
 MODERATOR_PASSWORD = "pw-moderator-Fair-2026"
-
-
-@pytest.fixture
-def chromium() -> str:
-    """Debian's chromium, or a skip (a failure under ``SCORPION_REQUIRE_BROWSER=1``)."""
-    if not os.access(CHROMIUM, os.X_OK):
-        reason = f"{CHROMIUM} is missing (.ci/run installs Debian's chromium package)"
-        if os.environ.get("SCORPION_REQUIRE_BROWSER", "") == "1":
-            pytest.fail(f"{reason}; SCORPION_REQUIRE_BROWSER=1 requires it")
-        pytest.skip(reason)
-    return CHROMIUM
 
 
 def register(base: str, name: str) -> httpx.Client:
@@ -71,7 +48,7 @@ def ranked(client: httpx.Client, day: dt.date) -> list[str]:
 
 
 def test_a_moderator_voids_a_daily_result_in_a_real_browser(
-    live_server_factory, chromium, django_user_model
+    live_server_factory, chromium, chromium_args, django_user_model
 ) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -91,7 +68,7 @@ def test_a_moderator_voids_a_daily_result_in_a_real_browser(
     call_command("grant_moderator", "judge", stdout=io.StringIO())
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium, args=chromium_args)
         try:
             page = browser.new_page()
             page.set_default_timeout(20_000)

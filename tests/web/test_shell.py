@@ -1,0 +1,147 @@
+"""The web client's shell: one page for every client route, under a strict CSP, beside the
+API, the admin and the operations endpoints it must never shadow."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles import finders
+
+from web.views import CONTENT_SECURITY_POLICY
+
+CLIENT_PAGES = [
+    "/",
+    "/signin",
+    "/daily",
+    "/daily/2026-11-30",
+    "/games/6f1c0000-0000-0000-0000-000000000000",
+    "/players/%3Cimg%20src%3Dx%3E",
+]
+
+
+class Tags(HTMLParser):
+    """Every start tag of a document, with its attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.script_text = ""
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.script_text += data
+
+
+def parsed(html: str) -> Tags:
+    tags = Tags()
+    tags.feed(html)
+    return tags
+
+
+@pytest.mark.parametrize("path", CLIENT_PAGES)
+def test_every_client_page_is_the_shell_under_the_policy(client, path):
+    response = client.get(path)
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert response["Referrer-Policy"] == "same-origin"
+    assert b'<script type="module" src="/static/web/js/main.js">' in response.content
+
+
+def test_the_policy_allows_only_this_sites_own_scripts_and_connections():
+    directives = dict(part.split(" ", 1) for part in CONTENT_SECURITY_POLICY.split("; "))
+
+    assert directives["default-src"] == "'none'"
+    assert directives["script-src"] == "'self'"  # no 'unsafe-inline', no 'unsafe-eval'
+    assert directives["connect-src"] == "'self'"
+    assert directives["frame-ancestors"] == "'none'"
+
+
+def test_the_shell_has_no_inline_script_or_style_and_its_files_exist(client):
+    tags = parsed(client.get("/").content.decode())
+
+    scripts = [attrs for tag, attrs in tags.tags if tag == "script"]
+    assert scripts and all(attrs.get("src") for attrs in scripts)
+    assert tags.script_text.strip() == ""
+    assert not any("style" in attrs for _, attrs in tags.tags)
+    assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs)
+    linked = [
+        attrs.get("src") or attrs.get("href")
+        for tag, attrs in tags.tags
+        if tag in ("script", "link") and (attrs.get("src") or attrs.get("href"))
+    ]
+    for url in linked:
+        assert url.startswith("/static/"), url
+        assert finders.find(url.removeprefix("/static/")), f"{url} is not a static file"
+
+
+def test_only_reading_methods_answer(client):
+    assert client.post("/").status_code == 405
+    assert client.head("/daily").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "kind"),
+    [
+        ("/healthz", 200, "application/json"),
+        ("/api/v1/no-such-thing", 404, "application/json"),
+        ("/api/v1/rules", 200, "application/json"),
+        ("/admin/", 302, None),
+    ],
+)
+@pytest.mark.django_db
+def test_the_client_never_shadows_the_server_s_own_paths(client, path, status, kind):
+    response = client.get(path)
+
+    assert response.status_code == status
+    if kind:
+        assert response["Content-Type"].startswith(kind)
+    assert "Content-Security-Policy" not in response
+
+
+def test_unknown_pages_outside_the_client_stay_404(client):
+    assert client.get("/games").status_code == 404
+    assert client.get("/games/a/b").status_code == 404
+
+
+# --- the modules' strings ---------------------------------------------------------------------
+
+LANG_DIR = "web/js/lang"
+KEY = re.compile(r'^\s*"?([a-z_][\w.]*)"?:\s', re.MULTILINE)
+
+
+def keys_of(language: str) -> set[str]:
+    path = finders.find(f"{LANG_DIR}/{language}.js")
+    assert path, language
+    with open(path, encoding="utf-8") as text:
+        return set(KEY.findall(text.read()))
+
+
+@pytest.mark.parametrize("language", ["it", "es", "pt"])
+def test_each_language_has_every_english_string_and_no_other(language):
+    assert keys_of(language) == keys_of("en")
+
+
+def test_every_string_the_modules_name_exists_in_english():
+    english = keys_of("en")
+    root = finders.find("web/js/main.js")
+    assert root
+    used: set[str] = set()
+    for module in Path(root).parent.rglob("*.js"):
+        if module.parent.name == "lang":
+            continue
+        used |= set(re.findall(r'\bt\("([a-z_][\w.]*)"', module.read_text(encoding="utf-8")))
+    assert used, 'no t("…") calls found'
+    assert sorted(used - english) == []

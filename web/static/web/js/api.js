@@ -1,0 +1,187 @@
+// The REST client: the public API of /api/v1 and nothing else. It sends the token
+// (Authorization header only: never in a page URL), Accept-Language, and JSON; commands carry
+// expected_version and an Idempotency-Key that stays the same across retries.
+
+import { getLang } from "./i18n.js";
+
+const BASE = "/api/v1";
+const TOKEN = "scorpion.token";
+const USERNAME = "scorpion.username";
+
+/** An error answer of the API: its HTTP status, stable `code`, localised `detail`. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.detail || `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code || "http_error";
+    this.detail = body?.detail || this.message;
+    this.body = body || {};
+  }
+}
+
+/** The network failed before an answer came (offline, connection reset, …). */
+export class NetworkError extends Error {}
+
+const listeners = new Set();
+
+/** The signed-in player: {username, token}, or null. */
+export function session() {
+  const token = localStorage.getItem(TOKEN);
+  const username = localStorage.getItem(USERNAME);
+  return token && username ? { token, username } : null;
+}
+
+export function onSessionChange(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function setSession(username, token) {
+  if (token) {
+    localStorage.setItem(TOKEN, token);
+    localStorage.setItem(USERNAME, username);
+  } else {
+    localStorage.removeItem(TOKEN);
+    localStorage.removeItem(USERNAME);
+  }
+  for (const listener of listeners) listener(session());
+}
+
+/** One request. Throws ApiError for an error answer, NetworkError when none came. */
+export async function request(path, { method = "GET", body, headers = {}, signal } = {}) {
+  const sent = { Accept: "application/json", "Accept-Language": getLang(), ...headers };
+  const current = session();
+  if (current) sent.Authorization = `Token ${current.token}`;
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method,
+      headers: sent,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      credentials: "omit", // the token is the only credential this client uses
+      cache: "no-store",
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new NetworkError(error.message);
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = new ApiError(response.status, data);
+    error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+    // A token the server no longer knows: forget it, so the next page asks to sign in.
+    if (response.status === 401 && current && error.code === "authentication_failed") {
+      setSession(null, null);
+    }
+    throw error;
+  }
+  return { data, response };
+}
+
+export async function get(path, options) {
+  return (await request(path, options)).data;
+}
+
+export async function post(path, body, options = {}) {
+  return (await request(path, { ...options, method: "POST", body })).data;
+}
+
+// --- accounts ----------------------------------------------------------------------------
+
+export async function signUp(username, password) {
+  const data = await post("/auth/register", { username, password });
+  setSession(data.username, data.token);
+  return data;
+}
+
+export async function signIn(username, password) {
+  const data = await post("/auth/token", { username, password });
+  setSession(username, data.token);
+  return data;
+}
+
+/** Forget the token here (the API has no way to revoke it). */
+export function signOut() {
+  setSession(null, null);
+}
+
+// --- commands ----------------------------------------------------------------------------
+
+const RETRY_DELAYS_MS = [250, 750, 1500, 3000, 5000];
+
+/** A fresh Idempotency-Key (crypto.getRandomValues works on plain http too). */
+export function idempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Play one command on `gameId` at `version`: `{event, game}`. A network failure or a 503 or
+ * 429 is retried with the same Idempotency-Key, so the command is applied at most once,
+ * whatever happened to the earlier tries. Any other error answer is thrown (a 409
+ * `version_conflict` tells the caller to reload).
+ */
+export async function command(gameId, action, version, { onRetry } = {}) {
+  const key = idempotencyKey();
+  const body = { ...action, expected_version: version };
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await post(`/games/${encodeURIComponent(gameId)}/commands`, body, {
+        headers: { "Idempotency-Key": key },
+      });
+    } catch (error) {
+      const retryable =
+        error instanceof NetworkError ||
+        (error instanceof ApiError && [429, 502, 503, 504].includes(error.status));
+      if (!retryable || attempt >= RETRY_DELAYS_MS.length) throw error;
+      onRetry?.(attempt + 1, error);
+      await sleep(Math.max(RETRY_DELAYS_MS[attempt], (error.retryAfter || 0) * 1000));
+    }
+  }
+}
+
+// --- reads ---------------------------------------------------------------------------------
+
+export const game = (id) => get(`/games/${encodeURIComponent(id)}`);
+export const moves = (id) => get(`/games/${encodeURIComponent(id)}/moves`);
+export const hint = (id) => get(`/games/${encodeURIComponent(id)}/hint`);
+export const state = (id, version) => get(`/games/${encodeURIComponent(id)}/states/${version}`);
+export const player = (name) => get(`/players/${encodeURIComponent(name)}`);
+export const challenge = (date = "today") => get(`/challenges/${encodeURIComponent(date)}`);
+export const standings = (date) => get(`/challenges/${encodeURIComponent(date)}/standings`);
+
+/** Every event of a game after `after`, following `next` pages. */
+export async function events(id, after = 0) {
+  const all = [];
+  let path = `/games/${encodeURIComponent(id)}/events?after=${after}`;
+  while (path) {
+    const page = await get(path);
+    all.push(...page.results);
+    path = page.next ? relative(page.next) : null;
+  }
+  return all;
+}
+
+/** One page of games: {results, next}; `next` is an opaque path for `gamesPage`. */
+export async function gamesPage(query = {}, next = null) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value != null) params.set(name, value);
+  const page = await get(next || `/games?${params}`);
+  return { results: page.results, next: page.next ? relative(page.next) : null };
+}
+
+/** The API's `next` links are absolute URLs: keep the path under /api/v1. */
+function relative(url) {
+  const parsed = new URL(url, location.href);
+  return parsed.pathname.replace(/^\/api\/v1/, "") + parsed.search;
+}

@@ -1,0 +1,75 @@
+// The page's language: en, it, es or pt, from a saved choice or else the browser's. English
+// is built in; the others load on demand (js/lang/<code>.js). The same language goes to the
+// API as Accept-Language, so the server's messages (a refused move's reason) match the page.
+
+import EN from "./lang/en.js";
+
+export const LANGS = [
+  ["en", "English"],
+  ["it", "Italiano"],
+  ["es", "Español"],
+  ["pt", "Português"],
+];
+const KEY = "scorpion.lang";
+const loaded = { en: EN };
+const listeners = new Set();
+let current = pickLang();
+
+function pickLang() {
+  const saved = localStorage.getItem(KEY);
+  if (saved && LANGS.some(([code]) => code === saved)) return saved;
+  for (const wanted of navigator.languages || [navigator.language || "en"]) {
+    const base = wanted.toLowerCase().split("-")[0];
+    if (LANGS.some(([code]) => code === base)) return base;
+  }
+  return "en";
+}
+
+export function getLang() {
+  return current;
+}
+
+export async function loadLang(code) {
+  if (!loaded[code]) loaded[code] = (await import(`./lang/${code}.js`)).default;
+}
+
+/** Switch the language, remember it, and re-render (listeners). */
+export async function setLang(code) {
+  await loadLang(code);
+  current = code;
+  localStorage.setItem(KEY, code);
+  document.documentElement.lang = code;
+  for (const listener of listeners) listener(code);
+}
+
+export function onLangChange(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The string `key` in the page's language (English if missing), with {name} filled in. */
+export function t(key, params = {}) {
+  const text = loaded[current]?.[key] ?? EN[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+/** A number in the page's language. */
+export function num(value, options) {
+  return new Intl.NumberFormat(current, options).format(value);
+}
+
+/** A date and time in the page's language. */
+export function when(iso, options = { dateStyle: "medium", timeStyle: "short" }) {
+  return new Intl.DateTimeFormat(current, options).format(new Date(iso));
+}
+
+/** "3 minutes ago", in the page's language. */
+export function ago(iso) {
+  const seconds = Math.round((new Date(iso) - Date.now()) / 1000);
+  const format = new Intl.RelativeTimeFormat(current, { numeric: "auto" });
+  const abs = Math.abs(seconds);
+  if (abs < 60) return format.format(seconds, "second");
+  if (abs < 3600) return format.format(Math.round(seconds / 60), "minute");
+  if (abs < 86400) return format.format(Math.round(seconds / 3600), "hour");
+  return format.format(Math.round(seconds / 86400), "day");
+}

@@ -1,0 +1,140 @@
+// The lobby: start a game, today's challenge, my games, and the public games being played
+// now (refreshed every few seconds while the page is visible).
+
+import * as api from "../api.js";
+import { h, replace, toast } from "../dom.js";
+import { t } from "../i18n.js";
+import { navigate } from "../main.js";
+import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
+
+export const name = "lobby";
+
+/** How often the list of live games is read again (GET /games has no feed to subscribe to). */
+const LIVE_POLL_MS = 5000;
+
+export function mount(root) {
+  const me = api.session();
+  const stops = [];
+  const newGame = h("section", { class: "panel new-game", "aria-labelledby": "new-game-title" });
+  const daily = h("section", { class: "panel daily-card", "aria-labelledby": "daily-title" });
+  const mine = h("section", { class: "panel", "aria-labelledby": "my-games-title" });
+  const live = h("section", { class: "panel", "aria-labelledby": "live-title" });
+  root.append(
+    h("div", { class: "lobby" },
+      h("div", { class: "lobby-main" }, newGame, me ? mine : null),
+      h("div", { class: "lobby-side" }, daily, live),
+    ),
+  );
+
+  rulesets()
+    .then((rules) => {
+      renderNewGame(newGame, rules, me);
+      if (me) stops.push(poll(() => loadMine(mine, me, rules), 15000));
+      stops.push(poll(() => loadLive(live, me, rules), LIVE_POLL_MS));
+    })
+    .catch(() => replace(newGame, h("p", { class: "form-error", text: t("error.network") })));
+  loadDaily(daily, stops);
+  return () => stops.forEach((stop) => stop());
+}
+
+function renderNewGame(panel, rules, me) {
+  let chosen = rules.default;
+  const options = rules.list.map((r) =>
+    h(
+      "label",
+      { class: "rule-option" },
+      h("input", { type: "radio", name: "rules", value: r.name, checked: r.name === chosen || undefined, onchange: () => (chosen = r.name) }),
+      h("span", { class: "rule-text" },
+        h("span", { class: "rule-title", text: rulesTitle(r) }),
+        h("span", { class: "rule-about", text: rulesDescription(r) }),
+      ),
+    ),
+  );
+  const seed = h("input", { id: "seed", name: "seed", inputmode: "numeric", pattern: "[0-9]*", placeholder: t("lobby.seed_placeholder"), autocomplete: "off" });
+  const visible = h("input", { id: "public", type: "checkbox", checked: true });
+  const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.signin_to_play") });
+  const form = h(
+    "form",
+    { class: "new-game-form" },
+    h("fieldset", { class: "rule-list" }, h("legend", { text: t("lobby.ruleset") }), options),
+    h("details", { class: "advanced" },
+      h("summary", { text: t("lobby.options") }),
+      h("div", { class: "option-row" },
+        h("label", { for: "seed", text: t("lobby.seed") }), seed,
+      ),
+      h("div", { class: "option-row check" }, visible, h("label", { for: "public", text: t("lobby.public") })),
+      h("p", { class: "muted small", text: t("lobby.public_help") }),
+    ),
+    start,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!me) return navigate("/signin?next=/");
+    const body = { rules: chosen, public: visible.checked };
+    if (seed.value.trim()) body.seed = Number(seed.value.trim());
+    start.disabled = true;
+    try {
+      const game = await api.post("/games", body);
+      navigate(`/games/${game.id}`);
+    } catch (error) {
+      const fields = error.body?.fields ? Object.values(error.body.fields).flat().join(" ") : "";
+      toast(fields || error.detail || t("error.network"), "error");
+    } finally {
+      start.disabled = false;
+    }
+  });
+  replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
+}
+
+async function loadDaily(panel, stops) {
+  replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: "muted", text: "…" }));
+  try {
+    const { data, response } = await api.request("/challenges/today");
+    const left = h("time", { class: "countdown", id: "daily-countdown" });
+    stops.push(countdown(left, data.ends_at, clockOffset(response)));
+    replace(
+      panel,
+      h("h2", { id: "daily-title", text: t("daily.title") }),
+      h("p", { class: "daily-date", text: data.date }),
+      h("p", { class: "daily-left" }, h("span", { class: "muted", text: t("daily.ends_in") + " " }), left),
+      h("p", { class: "muted", text: t("daily.participants", { n: data.participants }) }),
+      h("a", { href: "/daily", class: "btn btn-gold btn-wide", id: "daily-link", text: t("daily.race") }),
+    );
+  } catch {
+    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: "form-error", text: t("error.network") }));
+  }
+}
+
+async function loadMine(panel, me, rules) {
+  const page = await api.gamesPage({ owner: me.username, limit: 20 });
+  const games = page.results.filter((g) => g.owner === me.username);
+  if (unchanged(panel, games)) return;
+  replace(
+    panel,
+    h("h2", { id: "my-games-title", text: t("lobby.my_games") }),
+    games.length
+      ? h("ul", { class: "game-list", id: "my-games" }, games.map((g) => gameRow(g, { showOwner: false }, rules.byName)))
+      : h("p", { class: "muted", text: t("lobby.no_games") }),
+  );
+}
+
+async function loadLive(panel, me, rules) {
+  const page = await api.gamesPage({ status: "playing", limit: 30 });
+  const games = page.results.filter((g) => g.public && g.owner !== me?.username).slice(0, 12);
+  if (unchanged(panel, games)) return;
+  replace(
+    panel,
+    h("h2", { id: "live-title" }, h("span", { class: "live-dot", "aria-hidden": "true" }), t("lobby.live")),
+    games.length
+      ? h("ul", { class: "game-list", id: "live-games" }, games.map((g) => gameRow(g, {}, rules.byName)))
+      : h("p", { class: "muted", text: t("lobby.no_live") }),
+  );
+}
+
+/** Whether `games` are what `panel` shows already (then it is left alone: focus stays). */
+function unchanged(panel, games) {
+  const signature = games.map((g) => `${g.id}:${g.version}`).join(",") || "none";
+  if (panel.dataset.signature === signature) return true;
+  panel.dataset.signature = signature;
+  return false;
+}

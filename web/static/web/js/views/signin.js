@@ -1,0 +1,92 @@
+// Sign in, or create an account: the API's token is kept in localStorage, never in a URL.
+
+import * as api from "../api.js";
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { navigate } from "../main.js";
+
+export const name = "signin";
+
+export function mount(root, _params, query) {
+  let mode = query.get("mode") === "signup" ? "signup" : "signin";
+  const next = safeNext(query.get("next"));
+  const error = h("p", { class: "form-error", role: "alert", id: "auth-error" });
+  const username = h("input", { id: "username", name: "username", autocomplete: "username", required: true, maxlength: 150, spellcheck: "false", autocapitalize: "none" });
+  const password = h("input", { id: "password", name: "password", type: "password", required: true });
+  const submit = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "auth-submit" });
+  const title = h("h1", {});
+  const hint = h("p", { class: "muted small" });
+  const tabs = h("div", { class: "tabs", role: "tablist" });
+  const form = h(
+    "form",
+    { class: "auth-form", novalidate: true },
+    h("label", { for: "username", text: t("auth.username") }),
+    username,
+    h("label", { for: "password", text: t("auth.password") }),
+    password,
+    hint,
+    error,
+    submit,
+  );
+
+  function show() {
+    title.textContent = mode === "signup" ? t("auth.signup_title") : t("auth.signin_title");
+    submit.textContent = mode === "signup" ? t("auth.signup") : t("auth.signin");
+    password.autocomplete = mode === "signup" ? "new-password" : "current-password";
+    hint.textContent = mode === "signup" ? t("auth.password_rules") : "";
+    tabs.replaceChildren(
+      ...["signin", "signup"].map((m) =>
+        h("button", {
+          type: "button",
+          role: "tab",
+          class: "tab",
+          id: `tab-${m}`,
+          "aria-selected": String(m === mode),
+          text: m === "signup" ? t("auth.signup") : t("auth.signin"),
+          onclick: () => {
+            mode = m;
+            error.textContent = "";
+            show();
+          },
+        }),
+      ),
+    );
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    if (!username.value.trim() || !password.value) {
+      error.textContent = t("auth.missing");
+      return;
+    }
+    submit.disabled = true;
+    try {
+      if (mode === "signup") await api.signUp(username.value.trim(), password.value);
+      else await api.signIn(username.value.trim(), password.value);
+      navigate(next, { replace: true });
+    } catch (err) {
+      error.textContent = describe(err);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  show();
+  root.append(h("div", { class: "panel narrow auth" }, title, tabs, form));
+  username.focus();
+}
+
+/** The server's message, with each field's reasons when it names fields. */
+function describe(err) {
+  if (err instanceof api.ApiError) {
+    const fields = Object.values(err.body.fields || {}).flat();
+    return fields.length ? fields.join(" ") : err.detail;
+  }
+  return t("error.network");
+}
+
+/** Only a path of this site, never another site's address. */
+function safeNext(next) {
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}

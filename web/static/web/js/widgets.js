@@ -1,0 +1,130 @@
+// Pieces shared by several pages: ruleset names and descriptions, status badges, a countdown,
+// a game row, polling that pauses while the tab is hidden.
+
+import * as api from "./api.js";
+import { clock, h } from "./dom.js";
+import { ago, num, t } from "./i18n.js";
+
+let rulesCache = null;
+
+/** The rulesets of GET /rules, by name (fetched once). */
+export async function rulesets() {
+  rulesCache ??= api.get("/rules").then((data) => ({
+    list: data.results,
+    byName: Object.fromEntries(data.results.map((r) => [r.name, r])),
+    default: data.default,
+  }));
+  try {
+    return await rulesCache;
+  } catch (error) {
+    rulesCache = null;
+    throw error;
+  }
+}
+
+export function rulesTitle(rules) {
+  const key = `rules.title.${rules.name}`;
+  const text = t(key);
+  return text === key ? rules.title : text;
+}
+
+/** A short description of a ruleset: written for the known ones, else built from its data. */
+export function rulesDescription(rules) {
+  const key = `rules.about.${rules.name}`;
+  const text = t(key);
+  if (text !== key) return text;
+  return [
+    t(rules.build === "any_suit" ? "rules.gen.any_suit" : "rules.gen.same_suit"),
+    t(rules.empty_column === "any" ? "rules.gen.empty_any" : "rules.gen.empty_king"),
+    rules.undo_depth === 0 ? t("rules.gen.no_undo") : "",
+  ].join(" ");
+}
+
+export function statusBadge(game) {
+  const status = game.status === "playing" && game.blocked ? "blocked" : game.status;
+  return h("span", { class: `badge badge-${status}`, text: t(`status.${status}`) });
+}
+
+/**
+ * Count down to `endsAt` every second in `el` (`offsetMs`: the server's clock minus ours);
+ * `onEnd` when it reaches zero. Returns a stop function.
+ */
+export function countdown(el, endsAt, offsetMs = 0, onEnd = null) {
+  const end = new Date(endsAt).getTime();
+  let ended = false;
+  const tick = () => {
+    const left = end - (Date.now() + offsetMs);
+    el.textContent = clock(left);
+    el.setAttribute("datetime", `PT${Math.max(0, Math.floor(left / 1000))}S`);
+    if (left <= 0 && !ended) {
+      ended = true;
+      onEnd?.();
+    }
+  };
+  tick();
+  const timer = setInterval(tick, 1000);
+  return () => clearInterval(timer);
+}
+
+/** The server's clock minus ours, from a response's Date header (0 if absent). */
+export function clockOffset(response) {
+  const date = Date.parse(response.headers.get("Date") || "");
+  return Number.isNaN(date) ? 0 : date - Date.now();
+}
+
+/** One line of a games list, a link to the game's page. */
+export function gameRow(game, { showOwner = true } = {}, rulesByName = {}) {
+  const rules = rulesByName[game.rules];
+  const goal = rules?.sequences_to_win || 4;
+  return h(
+    "li",
+    { class: "game-row" },
+    h(
+      "a",
+      { href: `/games/${game.id}`, class: "game-link", "data-game": game.id },
+      h("span", { class: "game-title" },
+        showOwner ? h("span", { class: "owner", text: game.owner }) : null,
+        h("span", { class: "rules-name", text: rules ? rulesTitle(rules) : game.rules }),
+        game.challenge ? h("span", { class: "tag", text: t("lobby.daily_tag", { date: game.challenge }) }) : null,
+        game.public ? null : h("span", { class: "tag", text: t("lobby.private") }),
+      ),
+      h("span", { class: "game-stats" },
+        statusBadge(game),
+        h("span", { class: "stat", text: t("stats.score_n", { n: num(game.score) }) }),
+        h("span", { class: "stat", text: t("stats.moves_n", { n: num(game.moves) }) }),
+        h("span", { class: "stat", text: `${game.removed.length}/${goal} ${t("stats.sequences_short")}` }),
+        h("span", { class: "stat muted", text: ago(game.finished_at || game.created_at) }),
+      ),
+    ),
+  );
+}
+
+/**
+ * Call `fn` now and every `ms` while the page is visible; at once again when it becomes
+ * visible after being hidden. Returns a stop function.
+ */
+export function poll(fn, ms) {
+  let timer = null;
+  let stopped = false;
+  const run = async () => {
+    clearTimeout(timer);
+    if (stopped) return;
+    try {
+      await fn();
+    } catch {
+      // the next round tries again
+    }
+    if (!stopped && !document.hidden) timer = setTimeout(run, ms);
+  };
+  const visibility = () => {
+    if (!document.hidden) run();
+    else clearTimeout(timer);
+  };
+  document.addEventListener("visibilitychange", visibility);
+  run();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    document.removeEventListener("visibilitychange", visibility);
+  };
+}
