@@ -410,7 +410,7 @@ def main() -> int:
     for title, took in TIMINGS:
         print(f"   {took:6.1f} s  {title}")
     print(f"   {time.monotonic() - started:6.1f} s  in all")
-    print("compose smoke: 1 passed, 0 failed")
+    print("compose-smoke: 1 passed, 0 failed")
     return 0
 
 
@@ -594,6 +594,6 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except SmokeFailure as failure:
-        print(f"compose smoke: FAILED: {failure}", flush=True)
-        print("compose smoke: 0 passed, 1 failed")
+        print(f"compose-smoke: FAILED: {failure}", flush=True)
+        print("compose-smoke: 0 passed, 1 failed")
         sys.exit(1)
