@@ -50,16 +50,10 @@ from games import engine
 ROOT = Path(__file__).resolve().parents[2]
 OVERRIDE = Path(__file__).resolve().parent / "docker-compose.host.yml"
 PROJECT = "scorpion-smoke"
-#: Loopback ports of the services (the override's variables, with its defaults).
+#: Loopback ports of the services: the override's variables, with its defaults.
 PORTS = {
     name: int(os.environ.get(name, default))
-    for name, default in {
-        "SMOKE_DB_PORT": 25432,
-        "SMOKE_REDIS_PORT": 26379,
-        "SMOKE_WEB1_PORT": 28001,
-        "SMOKE_WEB2_PORT": 28002,
-        "SMOKE_PROXY_PORT": 28080,
-    }.items()
+    for name, default in re.findall(r"\$\{(SMOKE_\w+_PORT):-(\d+)\}", OVERRIDE.read_text())
 }
 PROXY = f"http://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}"
 WEBS = ("web1", "web2")
