@@ -110,6 +110,8 @@ class Compose:
         nginx_conf.write_text(loopback_nginx_conf((ROOT / "deploy" / "nginx.conf").read_text()))
         #: The local image of each of the compose file's image variables, once built.
         self.images: dict[str, str] = {}
+        #: Container id by service, once created.
+        self.containers: dict[str, str] = {}
         self.settings = {
             **{name: str(port) for name, port in PORTS.items()},
             "SMOKE_NGINX_CONF": str(nginx_conf),
@@ -138,35 +140,50 @@ class Compose:
         return result.stdout or ""
 
     def container(self, service: str) -> str:
-        ids = self.run("ps", "-a", "-q", service).split()
-        check(len(ids) == 1, f"expected one {service} container, found {ids}")
-        return ids[0]
+        """The id of ``service``'s container (one each; a restart keeps it)."""
+        if service not in self.containers:
+            label = f"label=com.docker.compose.project={PROJECT}"
+            each = '{{.Label "com.docker.compose.service"}} {{.ID}}'
+            listing = docker("ps", "-a", "--filter", label, "--format", each)
+            self.containers = dict(line.split() for line in listing.splitlines() if line)
+        check(service in self.containers, f"no {service} container")
+        return self.containers[service]
 
-    def state(self, service: str) -> str:
-        """``running healthy``, ``running starting``, ``exited 137``, ``exited 0``, …"""
+    def states(self, *services: str) -> dict[str, str]:
+        """``running healthy``, ``running starting``, ``exited 137``, ``exited 0``, … each.
+
+        Plain docker, one call: the smoke test polls this, and each docker-compose command
+        costs a Python start, which a busy 2-core machine feels.
+        """
         template = (
             "{{.State.Status}} "
             "{{if and .State.Running .State.Health}}{{.State.Health.Status}}"
             "{{else}}{{.State.ExitCode}}{{end}}"
         )
-        return docker("inspect", "--format", template, self.container(service)).strip()
+        ids = [self.container(service) for service in services]
+        found = docker("inspect", "--format", template, *ids).splitlines()
+        return dict(zip(services, found, strict=True))
+
+    def state(self, service: str) -> str:
+        return self.states(service)[service]
 
     def logs(self, service: str) -> str:
-        return docker("logs", self.container(service))
+        return docker("logs", self.container(service), stderr=True)
 
     def psql(self, sql: str) -> list[list[str]]:
         """Rows of ``sql``, run by psql inside the db container (over its own socket)."""
         port = str(PORTS["SMOKE_DB_PORT"])
         psql = ["psql", "-p", port, "-U", "scorpion", "-d", "scorpion", "-At", "-F", "\t"]
-        out = self.run("exec", "-T", "db", *psql, "-c", sql)
+        out = docker("exec", self.container("db"), *psql, "-c", sql)
         return [line.split("\t") for line in out.splitlines() if line]
 
 
-def docker(*args: str) -> str:
+def docker(*args: str, stderr: bool = False) -> str:
+    """What ``docker ARGS`` prints on stdout (and stderr too, with ``stderr``)."""
     result = subprocess.run(["docker", *args], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SmokeFailure(f"docker {' '.join(args)}: {result.stderr.strip()}")
-    return result.stdout + result.stderr
+    return result.stdout + (result.stderr if stderr else "")
 
 
 def host_network_base() -> dict[str, Any]:
@@ -212,7 +229,7 @@ def wait_until_up(compose: Compose, timeout: float = 180) -> None:
     states: dict[str, str] = {}
 
     def all_up() -> bool:
-        states.update({service: compose.state(service) for service in expected})
+        states.update(compose.states(*expected))
         failed = [s for s, state in states.items() if "unhealthy" in state or "exited 1" in state]
         check(not failed, f"failed: {failed} ({states})")
         return states == expected
