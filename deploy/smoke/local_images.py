@@ -62,18 +62,21 @@ Log = Callable[[str], None]
 def build_all(log: Log = print) -> dict[str, str]:
     """Build what is missing; return each compose variable's local image.
 
-    The stand-ins build side by side (their time goes on downloads and unpacking), and the
-    app's Dockerfile is built on the python one as soon as it is there, which fills
-    Docker's build cache so that docker-compose's own build of it takes seconds.
+    The longest chain is base, python, then the app's Dockerfile on it (pip's downloads),
+    so python builds alone first; then the app builds beside the other stand-ins, whose
+    time goes on downloads and unpacking. Building the app here fills Docker's build
+    cache, so docker-compose's own build of it then takes seconds.
     """
     base = base_image(log)
+    python = service_image(STAND_INS["PYTHON_IMAGE"], base, log)
     with ThreadPoolExecutor(max_workers=len(STAND_INS)) as pool:
         builds = {
             variable: pool.submit(service_image, name, base, log)
             for variable, name in STAND_INS.items()
+            if variable != "PYTHON_IMAGE"
         }
-        warm_app_build(builds["PYTHON_IMAGE"].result(), log)
-        return {variable: build.result() for variable, build in builds.items()}
+        pool.submit(warm_app_build, python, log).result()
+        return {"PYTHON_IMAGE": python, **{v: build.result() for v, build in builds.items()}}
 
 
 def base_image(log: Log = print) -> str:
