@@ -29,6 +29,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -260,7 +261,7 @@ class Player:
         self.refusals: list[tuple[int, str | None]] = []  # (status, Retry-After) of each retry
         self.attempts = 0
 
-    def play(self, command: dict[str, Any], key: str, deadline: float = 120) -> int:
+    def play(self, command: dict[str, Any], key: str, patience: float = 120) -> int:
         """Send ``command`` until it is acknowledged; return its event's seq."""
         started = time.monotonic()
         while True:
@@ -288,7 +289,7 @@ class Player:
                     f"a 503 without Retry-After or code 'unavailable': {response.headers}",
                 )
                 wait = float(retry_after) if retry_after else 1.0
-            check(time.monotonic() - started < deadline, f"{key} not acknowledged in time")
+            check(time.monotonic() - started < patience, f"{key} not acknowledged in time")
             time.sleep(wait)
 
 
@@ -303,6 +304,8 @@ class Spectator(threading.Thread):
         super().__init__(name=name, daemon=True)
         self.url = f"ws://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}/ws/games/{game_id}/"
         self.seqs: list[int] = []
+        #: The game's version this spectator has seen: its first snapshot's, then each event's.
+        self.last_seen = 0
         self.resumed_after: list[int] = []
         self.connected = threading.Event()
         self.stopping = threading.Event()
@@ -322,26 +325,32 @@ class Spectator(threading.Thread):
                 with connect(url, open_timeout=10) as ws:
                     snapshot = json.loads(ws.recv(timeout=10))
                     check(snapshot["type"] == "snapshot", f"first frame: {snapshot}")
+                    if after is None:
+                        self.last_seen = snapshot["game"]["version"]
                     self.connected.set()
                     while not self.stopping.is_set():
                         with contextlib.suppress(TimeoutError):
                             frame = json.loads(ws.recv(timeout=0.5))
                             if frame["type"] == "event":
                                 self.seqs.append(frame["event"]["seq"])
+                                self.last_seen = frame["event"]["seq"]
                     return
             except (ConnectionClosed, InvalidHandshake, OSError):
                 if self.stopping.is_set():
                     return
                 if self.connected.is_set():  # cut while watching: resume where it stopped
-                    after = self.seqs[-1] if self.seqs else 1
+                    after = self.last_seen
                     self.resumed_after.append(after)
                     self.connected.clear()
                 time.sleep(0.5)
 
     def wait_for_seq(self, seq: int, timeout: float = 30) -> None:
-        wait_for(f"{self.name} to receive seq {seq}", lambda: self.seqs[-1:] >= [seq], timeout)
-        if self.error:
-            raise self.error
+        def received() -> bool:
+            if self.error:
+                raise self.error
+            return self.last_seen >= seq
+
+        wait_for(f"{self.name} to receive seq {seq}", received, timeout)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -400,23 +409,25 @@ def main() -> int:
         version = ["docker-compose", "version", "--short"]
         found = subprocess.run(version, capture_output=True, text=True, check=False).stdout
         say(f"docker-compose {found.strip()}")
-        ensure_ports_free()
-    with tempfile.TemporaryDirectory(prefix="scorpion-smoke-") as workdir:
-        compose = Compose(Path(workdir))
+        # The generated compose file and nginx.conf: kept while the deployment is up.
+        workdir = Path(tempfile.mkdtemp(prefix="scorpion-smoke-"))
+        compose = Compose(workdir)
         compose.run("down", "-v", "--remove-orphans")  # what a killed run may have left
-        with step("images: the local stand-ins of the public ones, and the app's"):
-            build_images(compose)
-        failed = True
-        try:
-            scenario(compose)
-            failed = False
-        finally:
-            if failed:
-                show_logs(compose)
-            if failed and os.environ.get("SMOKE_KEEP") == "1":
-                say(f"left up (SMOKE_KEEP=1): {' '.join(compose.command('down', '-v'))}")
-            else:
-                take_down(compose)
+        ensure_ports_free()
+    with step("images: the local stand-ins of the public ones, and the app's"):
+        build_images(compose)
+    failed = True
+    try:
+        scenario(compose)
+        failed = False
+    finally:
+        if failed:
+            show_logs(compose)
+        if failed and os.environ.get("SMOKE_KEEP") == "1":
+            say(f"left up (SMOKE_KEEP=1), files in {workdir}; the next run takes it down first")
+        else:
+            take_down(compose)
+            shutil.rmtree(workdir)
     print("== timings")
     for title, took in TIMINGS:
         print(f"   {took:6.1f} s  {title}")
@@ -487,6 +498,8 @@ def scenario(compose: Compose) -> None:
             say(f"commands served: {served}, attempts: {player.attempts - attempts} for 10")
             say(f"web1's spectator resumed with ?after={spectators['web1'].resumed_after}")
             check(served["web2"] == 10, "web2 did not serve every command")
+            # nginx could not connect to web1, so it sent each command on to web2 itself.
+            check(player.attempts - attempts == 10, "a command needed a retry by the client")
 
         with step("start web1 again: healthy, and it serves again"):
             compose.run("start", "web1")
