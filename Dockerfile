@@ -1,22 +1,27 @@
 # The Scorpion server image: one daphne process serving HTTP and WebSocket.
 # docker-compose.yml runs several of these behind a proxy (see README, "Scaling out").
-FROM python:3.11-slim
+# BASE is any Python 3.11 image with pip (scripts/compose-smoke builds a local one).
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
     SCORPION_DATA_DIR=/var/lib/scorpion
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY scorpion_server ./scorpion_server
-COPY games ./games
-COPY api ./api
-COPY web ./web
-COPY locale ./locale
-COPY manage.py ./
-RUN pip install . && useradd --system --home /var/lib/scorpion scorpion \
+# The dependencies first, read from pyproject.toml alone: this layer is rebuilt only when
+# they change, not on every change of the code.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" \
+        > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt \
+    && useradd --system --home /var/lib/scorpion scorpion \
     && mkdir -p /var/lib/scorpion && chown scorpion /var/lib/scorpion
+# The whole project (.dockerignore keeps out what is not the server), run from /app.
+COPY . ./
 USER scorpion
 
 EXPOSE 8000

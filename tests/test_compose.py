@@ -1,12 +1,15 @@
-"""docker-compose.yml agrees with the settings (Docker does not run on the test machines).
+"""docker-compose.yml agrees with the settings, the proxy and the smoke test's override.
 
 The file is loaded and checked service by service; then the settings are booted, in a
 subprocess, with exactly the environment a web service gets, to prove they accept it and
-derive the intended database and channel layer from it.
+derive the intended database and channel layer from it. The deployment itself runs in
+scripts/compose-smoke (CI runs it); these checks hold what it cannot see: the public
+defaults it replaces, and that its override moves addresses and nothing else.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -20,6 +23,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+OVERRIDE = ROOT / "deploy" / "smoke" / "docker-compose.host.yml"
 PLACEHOLDER = re.compile(r"\$\{(\w+)(?::?[-?][^}]*)?\}")
 TEST_VALUES = {
     "POSTGRES_PASSWORD": "compose-db-password",
@@ -105,6 +109,13 @@ def test_web_environment_is_what_the_settings_read(services: dict[str, Any]) -> 
         assert environment(services["migrate"])["DATABASE_URL"] == env["DATABASE_URL"]
 
 
+def location(conf: str, path: str) -> str:
+    """The body of nginx's ``location <path> { … }`` block (no nested blocks)."""
+    found = re.search(rf"location {re.escape(path)} {{([^}}]*)}}", conf)
+    assert found, f"no location {path}"
+    return found.group(1)
+
+
 def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     services: dict[str, Any],
 ) -> None:
@@ -115,9 +126,10 @@ def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     upstreams = set(re.findall(r"^\s*server\s+([\w-]+):(\d+)", conf, flags=re.MULTILINE))
     expected = {(name, environment(spec)["PORT"]) for name, spec in web_services(services).items()}
     assert upstreams == expected
-    assert "proxy_set_header Upgrade $http_upgrade;" in conf
-    assert "proxy_set_header Connection $connection_upgrade;" in conf
-    read_timeout = int(re.search(r"proxy_read_timeout (\d+)s;", conf).group(1))
+    websockets = location(conf, "/ws/")
+    assert "proxy_set_header Upgrade $http_upgrade;" in websockets
+    assert "proxy_set_header Connection $connection_upgrade;" in websockets
+    read_timeout = int(re.search(r"proxy_read_timeout (\d+)s;", websockets).group(1))
     for spec in web_services(services).values():
         assert read_timeout >= int(environment(spec)["WS_TIMEOUT"])
     assert any(port.endswith(":80") for port in map(str, proxy["ports"]))
@@ -126,6 +138,78 @@ def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     from django.conf import settings
 
     assert int(body_limit.group(1)) * 1024 == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def test_the_proxy_retries_only_what_was_not_delivered() -> None:
+    """A dead process is skipped; a POST that reached a process is never sent twice."""
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    retried = re.search(r"proxy_next_upstream ([^;]*);", conf)
+    assert retried is not None
+    assert set(retried.group(1).split()) == {"error", "timeout"}
+    assert "non_idempotent" not in re.sub(r"#.*", "", conf)
+
+
+def test_every_image_is_a_variable_with_the_public_default(services: dict[str, Any]) -> None:
+    public = {
+        "db": ("POSTGRES_IMAGE", "postgres:16"),
+        "redis": ("REDIS_IMAGE", "redis:7"),
+        "proxy": ("NGINX_IMAGE", "nginx:1.27"),
+    }
+    for name, (variable, default) in public.items():
+        assert services[name]["image"] == f"${{{variable}:-{default}}}"
+    for name in ("migrate", *web_services(services)):
+        assert services[name]["build"]["args"]["BASE"] == "${PYTHON_IMAGE:-python:3.11-slim}"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "ARG BASE=python:3.11-slim\nFROM ${BASE}\n" in dockerfile
+    ignored = set((ROOT / ".dockerignore").read_text().split())
+    assert {".git", ".venv", ".data"} <= ignored
+
+
+def mount_target(volume: str) -> str:
+    """Where ``source:target[:mode]`` mounts (the source may hold a ``${VAR:?…}``)."""
+    parts = volume.rsplit(":", 2)
+    return parts[-2] if parts[-1] in ("ro", "rw") else parts[-1]
+
+
+def test_the_smoke_override_moves_addresses_and_nothing_else(services: dict[str, Any]) -> None:
+    """Every service on the host's network, on 127.0.0.1; the same topology otherwise."""
+    override = yaml.safe_load(OVERRIDE.read_text())["services"]
+    assert set(override) == set(services)
+    allowed = {"network_mode", "command", "healthcheck", "environment", "build", "volumes"}
+    for name, spec in override.items():
+        assert set(spec) <= allowed, name
+        assert spec["network_mode"] == "host", name
+        assert set(spec.get("healthcheck", {})) <= {"test"}, name
+        assert spec.get("build", {"context": ".", "network": "host"}) == {
+            "context": ".",
+            "network": "host",
+        }
+        assert set(spec.get("environment", {})) <= {"DATABASE_URL", "REDIS_URL", "HOST", "PORT"}
+        targets = {mount_target(volume) for volume in spec.get("volumes", [])}
+        assert targets <= {mount_target(volume) for volume in services[name].get("volumes", [])}
+    for name in ("migrate", *web_services(services)):
+        env = {key: substitute(str(value)) for key, value in override[name]["environment"].items()}
+        assert env["HOST"] == "127.0.0.1"
+        assert urlsplit(env["DATABASE_URL"]).hostname == "127.0.0.1"
+        assert urlsplit(env["REDIS_URL"]).hostname == "127.0.0.1"
+    db = override["db"]["command"]
+    assert db == ["postgres", "-c", "listen_addresses=127.0.0.1", "-c", db[4]]
+    assert db[4].startswith("port=")
+    redis = override["redis"]["command"]
+    assert redis[: len(services["redis"]["command"])] == services["redis"]["command"]
+    assert redis[len(services["redis"]["command"]) :][:2] == ["--bind", "127.0.0.1"]
+
+
+def test_the_smoke_ports_clash_with_nothing_the_machine_runs() -> None:
+    """Fixed, distinct, not PostgreSQL's or Redis's, below the kernel's ephemeral range."""
+    ports = dict(re.findall(r"\$\{(SMOKE_\w+_PORT):-(\d+)\}", OVERRIDE.read_text()))
+    assert set(ports) == {f"SMOKE_{name}_PORT" for name in ("DB", "REDIS", "WEB1", "WEB2", "PROXY")}
+    numbers = [int(port) for port in ports.values()]
+    assert len(set(numbers)) == len(numbers)
+    assert not {5432, 6379} & set(numbers)
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    lowest = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
+    assert all(1024 < number < lowest for number in numbers)
 
 
 def test_settings_boot_with_a_web_service_environment(services: dict[str, Any]) -> None:
@@ -157,3 +241,30 @@ def test_settings_boot_with_a_web_service_environment(services: dict[str, Any]) 
     assert booted["cache"] == "django.core.cache.backends.redis.RedisCache"
     assert booted["debug"] is False and booted["ws_timeout"] == 86400
     assert "localhost" in booted["hosts"], name
+
+
+def test_the_smoke_proxy_config_is_deploy_nginx_conf_with_loopback_addresses() -> None:
+    """scripts/compose-smoke's nginx reads deploy/nginx.conf, three addresses changed."""
+    spec = importlib.util.spec_from_file_location("smoke", ROOT / "deploy" / "smoke" / "smoke.py")
+    assert spec is not None and spec.loader is not None
+    sys.path.insert(0, str(ROOT / "deploy" / "smoke"))  # smoke.py imports its neighbour
+    try:
+        smoke = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(smoke)
+    finally:
+        sys.path.remove(str(ROOT / "deploy" / "smoke"))
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    rewritten = smoke.loopback_nginx_conf(conf)
+    changed = [
+        (before.strip(), after.strip())
+        for before, after in zip(conf.splitlines(), rewritten.splitlines(), strict=True)
+        if before != after
+    ]
+    moves = {
+        "web1:8000": f"127.0.0.1:{smoke.PORTS['SMOKE_WEB1_PORT']}",
+        "web2:8000": f"127.0.0.1:{smoke.PORTS['SMOKE_WEB2_PORT']}",
+        "listen 80;": f"listen 127.0.0.1:{smoke.PORTS['SMOKE_PROXY_PORT']};",
+    }
+    assert len(changed) == len(moves)
+    for (before, after), (old, new) in zip(changed, moves.items(), strict=True):
+        assert after == before.replace(old, new)

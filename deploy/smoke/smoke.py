@@ -1,0 +1,623 @@
+"""docker-compose.yml, run for real and checked from outside, through its proxy only.
+
+Run by ``scripts/compose-smoke`` (it needs a running Docker engine and docker-compose).
+The steps, each printed with its time:
+
+1. build the local stand-ins of the public images (``local_images``), cached by recipe;
+2. build the app image and ``docker-compose up -d`` the deployment, every service on the
+   host's network on a loopback port (``docker-compose.host.yml``), and wait until every
+   health check passes and ``migrate`` has exited 0;
+3. register, create a game and play 20 commands through the proxy; two spectators, one on
+   each web process, receive all 20 events in order, and the web processes' logs show that
+   the proxy spread the commands over both;
+4. kill web1: commands through the proxy still succeed, and web1's spectator resumes with
+   ``?after=N`` with no gap;
+5. start web1 again: healthy, and it serves requests again;
+6. stop the database while a writer keeps sending commands: they are answered 503 with
+   ``Retry-After``; start it again: the writer's retries (same ``Idempotency-Key``)
+   succeed, and every acknowledged command is in the events table, once;
+7. ``docker-compose down -v`` leaves no container, network or volume of the project.
+
+Anything unexpected raises :class:`SmokeFailure`; the services' logs are then shown and
+the deployment is taken down all the same (``SMOKE_KEEP=1`` leaves it up to look at).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import local_images
+import yaml
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.sync.client import connect
+
+from games import engine
+
+ROOT = Path(__file__).resolve().parents[2]
+OVERRIDE = Path(__file__).resolve().parent / "docker-compose.host.yml"
+PROJECT = "scorpion-smoke"
+#: Loopback ports of the services: the override's variables, with its defaults.
+PORTS = {
+    name: int(os.environ.get(name, default))
+    for name, default in re.findall(r"\$\{(SMOKE_\w+_PORT):-(\d+)\}", OVERRIDE.read_text())
+}
+PROXY = f"http://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}"
+WEBS = ("web1", "web2")
+#: A classic deal and a line of legal commands from it, long enough for every step.
+RULES, SEED, PLAN_LENGTH = "classic", 20261130, 400
+TIMINGS: list[tuple[str, float]] = []
+
+
+class SmokeFailure(Exception):
+    """The deployment did not behave as promised."""
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise SmokeFailure(message)
+
+
+def say(message: str) -> None:
+    print(f"   {message}", flush=True)
+
+
+@contextlib.contextmanager
+def step(title: str) -> Iterator[None]:
+    """Print ``title``, then how long the block took; keep the time for the summary."""
+    print(f"== {title}", flush=True)
+    started = time.monotonic()
+    yield
+    took = time.monotonic() - started
+    TIMINGS.append((title, took))
+    print(f"   ok in {took:.1f} s", flush=True)
+
+
+def wait_for(what: str, condition: Any, timeout: float, every: float = 0.5) -> Any:
+    """Poll ``condition()`` until it returns something true; fail after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if result := condition():
+            return result
+        if time.monotonic() > deadline:
+            raise SmokeFailure(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(every)
+
+
+# --- The deployment ----------------------------------------------------------------------
+
+
+class Compose:
+    """docker-compose on docker-compose.yml plus the host-network override."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.base = workdir / "docker-compose.yml"
+        self.base.write_text(yaml.safe_dump(host_network_base(), sort_keys=False))
+        nginx_conf = workdir / "nginx.conf"
+        nginx_conf.write_text(loopback_nginx_conf((ROOT / "deploy" / "nginx.conf").read_text()))
+        #: The local image of each of the compose file's image variables, once built.
+        self.images: dict[str, str] = {}
+        #: Container id by service, once created.
+        self.containers: dict[str, str] = {}
+        self.settings = {
+            **{name: str(port) for name, port in PORTS.items()},
+            "SMOKE_NGINX_CONF": str(nginx_conf),
+            "POSTGRES_PASSWORD": secrets.token_hex(12),
+            "SECRET_KEY": secrets.token_hex(32),
+            "DAILY_SECRET": secrets.token_hex(32),
+        }
+
+    def command(self, *args: str) -> list[str]:
+        files = ["-f", str(self.base), "-f", str(OVERRIDE)]
+        return ["docker-compose", "--project-directory", str(ROOT), "-p", PROJECT, *files, *args]
+
+    def run(self, *args: str, quiet: bool = True) -> str:
+        """Run a docker-compose command; its output is returned (and shown if it fails)."""
+        result = subprocess.run(
+            self.command(*args),
+            env={**os.environ, **self.settings, **self.images},
+            stdout=subprocess.PIPE if quiet else None,
+            stderr=subprocess.STDOUT if quiet else None,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            print(result.stdout or "")
+            raise SmokeFailure(f"docker-compose {' '.join(args)} exited {result.returncode}")
+        return result.stdout or ""
+
+    def container(self, service: str) -> str:
+        """The id of ``service``'s container (one each; a restart keeps it)."""
+        if service not in self.containers:
+            label = f"label=com.docker.compose.project={PROJECT}"
+            each = '{{.Label "com.docker.compose.service"}} {{.ID}}'
+            listing = docker("ps", "-a", "--filter", label, "--format", each)
+            self.containers = dict(line.split() for line in listing.splitlines() if line)
+        check(service in self.containers, f"no {service} container")
+        return self.containers[service]
+
+    def states(self, *services: str) -> dict[str, str]:
+        """``running healthy``, ``running starting``, ``exited 137``, ``exited 0``, … each.
+
+        Plain docker, one call: the smoke test polls this, and each docker-compose command
+        costs a Python start, which a busy 2-core machine feels.
+        """
+        template = (
+            "{{.State.Status}} "
+            "{{if and .State.Running .State.Health}}{{.State.Health.Status}}"
+            "{{else}}{{.State.ExitCode}}{{end}}"
+        )
+        ids = [self.container(service) for service in services]
+        found = docker("inspect", "--format", template, *ids).splitlines()
+        return dict(zip(services, found, strict=True))
+
+    def state(self, service: str) -> str:
+        return self.states(service)[service]
+
+    def logs(self, service: str) -> str:
+        return docker("logs", self.container(service), stderr=True)
+
+    def psql(self, sql: str) -> list[list[str]]:
+        """Rows of ``sql``, run by psql inside the db container (over its own socket)."""
+        port = str(PORTS["SMOKE_DB_PORT"])
+        psql = ["psql", "-p", port, "-U", "scorpion", "-d", "scorpion", "-At", "-F", "\t"]
+        out = docker("exec", self.container("db"), *psql, "-c", sql)
+        return [line.split("\t") for line in out.splitlines() if line]
+
+
+def docker(*args: str, stderr: bool = False) -> str:
+    """What ``docker ARGS`` prints on stdout (and stderr too, with ``stderr``)."""
+    result = subprocess.run(["docker", *args], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SmokeFailure(f"docker {' '.join(args)}: {result.stderr.strip()}")
+    return result.stdout + (result.stderr if stderr else "")
+
+
+def host_network_base() -> dict[str, Any]:
+    """docker-compose.yml without published ports.
+
+    On the host's network a service listens on the host itself, so Docker would discard
+    published ports, and docker-compose 1.29 refuses them outright; an override file
+    cannot remove a list, so this copy of the file drops them and nothing else.
+    """
+    config = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for service in config["services"].values():
+        service.pop("ports", None)
+    return {key: value for key, value in config.items() if not key.startswith("x-")}
+
+
+def loopback_nginx_conf(conf: str) -> str:
+    """deploy/nginx.conf with its addresses moved to the loopback ports, nothing else."""
+    rewrites = {
+        r"listen 80;": f"listen 127.0.0.1:{PORTS['SMOKE_PROXY_PORT']};",
+        **{rf"server {web}:8000": f"server 127.0.0.1:{port(web)}" for web in WEBS},
+    }
+    for pattern, replacement in rewrites.items():
+        conf, count = re.subn(re.escape(pattern), replacement, conf)
+        check(count == 1, f"deploy/nginx.conf: expected one '{pattern}', found {count}")
+    check(not re.search(r"server web\d+:", conf), "deploy/nginx.conf names another web process")
+    return conf
+
+
+def port(web: str) -> int:
+    return PORTS[f"SMOKE_{web.upper()}_PORT"]
+
+
+def ensure_ports_free() -> None:
+    for name, number in PORTS.items():
+        with socket.socket() as probe:
+            taken = probe.connect_ex(("127.0.0.1", number)) == 0
+        check(not taken, f"127.0.0.1:{number} ({name}) is taken: choose another with {name}=…")
+
+
+def wait_until_up(compose: Compose, timeout: float = 180) -> None:
+    expected = {service: "running healthy" for service in ("db", "redis", *WEBS, "proxy")}
+    expected["migrate"] = "exited 0"
+    states: dict[str, str] = {}
+
+    def all_up() -> bool:
+        states.update(compose.states(*expected))
+        failed = [s for s, state in states.items() if "unhealthy" in state or "exited 1" in state]
+        check(not failed, f"failed: {failed} ({states})")
+        return states == expected
+
+    try:
+        wait_for("every health check", all_up, timeout, every=1)
+    finally:
+        say(", ".join(f"{service}: {state}" for service, state in states.items()))
+
+
+# --- Clients ------------------------------------------------------------------------------
+
+
+class Player:
+    """A player sending commands through the proxy, each with its own Idempotency-Key.
+
+    ``play`` retries a command until it is acknowledged: after ``Retry-After`` on 503, after
+    a second on a 502/504 or a lost connection (the proxy could not deliver it, or lost the
+    answer). The same key makes a retry safe whether or not the first attempt was applied.
+    """
+
+    def __init__(self, game_id: str, token: str) -> None:
+        self.game_id = game_id
+        self.client = httpx.Client(
+            base_url=PROXY, headers={"Authorization": f"Token {token}"}, timeout=30
+        )
+        self.acks: list[dict[str, Any]] = []  # {"key", "seq", "type", "data"} per 201
+        self.refusals: list[tuple[int, str | None]] = []  # (status, Retry-After) of each retry
+        self.attempts = 0
+
+    def play(self, command: dict[str, Any], key: str, patience: float = 120) -> int:
+        """Send ``command`` until it is acknowledged; return its event's seq."""
+        started = time.monotonic()
+        while True:
+            self.attempts += 1
+            try:
+                response = self.client.post(
+                    f"/api/v1/games/{self.game_id}/commands",
+                    json=command,
+                    headers={"Idempotency-Key": key},
+                )
+            except httpx.TransportError as error:
+                self.refusals.append((0, type(error).__name__))
+                wait = 1.0
+            else:
+                if response.status_code == 201:
+                    event = response.json()["event"]
+                    self.acks.append({"key": key, **{k: event[k] for k in ("seq", "type", "data")}})
+                    return int(event["seq"])
+                check(response.status_code in (502, 503, 504), f"{key}: {response.text}")
+                retry_after = response.headers.get("Retry-After")
+                self.refusals.append((response.status_code, retry_after))
+                check(
+                    response.status_code != 503
+                    or (retry_after is not None and response.json()["code"] == "unavailable"),
+                    f"a 503 without Retry-After or code 'unavailable': {response.headers}",
+                )
+                wait = float(retry_after) if retry_after else 1.0
+            check(time.monotonic() - started < patience, f"{key} not acknowledged in time")
+            time.sleep(wait)
+
+
+class Spectator(threading.Thread):
+    """A WebSocket spectator of one game through the proxy, resuming with ``?after=N``.
+
+    It records every event's seq as received; when its connection is cut it reconnects
+    with ``after`` set to the last seq it has, and records that it did.
+    """
+
+    def __init__(self, game_id: str, name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.url = f"ws://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}/ws/games/{game_id}/"
+        self.seqs: list[int] = []
+        #: The game's version this spectator has seen: its first snapshot's, then each event's.
+        self.last_seen = 0
+        self.resumed_after: list[int] = []
+        self.connected = threading.Event()
+        self.stopping = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._watch()
+        except BaseException as error:  # shown by the main thread
+            self.error = error
+
+    def _watch(self) -> None:
+        after: int | None = None
+        while not self.stopping.is_set():
+            url = self.url if after is None else f"{self.url}?after={after}"
+            try:
+                with connect(url, open_timeout=10) as ws:
+                    snapshot = json.loads(ws.recv(timeout=10))
+                    check(snapshot["type"] == "snapshot", f"first frame: {snapshot}")
+                    if after is None:
+                        self.last_seen = snapshot["game"]["version"]
+                    self.connected.set()
+                    while not self.stopping.is_set():
+                        with contextlib.suppress(TimeoutError):
+                            frame = json.loads(ws.recv(timeout=0.5))
+                            if frame["type"] == "event":
+                                self.seqs.append(frame["event"]["seq"])
+                                self.last_seen = frame["event"]["seq"]
+                    return
+            except (ConnectionClosed, InvalidHandshake, OSError):
+                if self.stopping.is_set():
+                    return
+                if self.connected.is_set():  # cut while watching: resume where it stopped
+                    after = self.last_seen
+                    self.resumed_after.append(after)
+                    self.connected.clear()
+                time.sleep(0.5)
+
+    def wait_for_seq(self, seq: int, timeout: float = 30) -> None:
+        def received() -> bool:
+            if self.error:
+                raise self.error
+            return self.last_seen >= seq
+
+        wait_for(f"{self.name} to receive seq {seq}", received, timeout)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=5)
+
+
+def web_log_counts(compose: Compose, pattern: str) -> dict[str, int]:
+    """How many lines of each web process's log contain ``pattern``."""
+    return {web: compose.logs(web).count(pattern) for web in WEBS}
+
+
+def spectators_on_each_web(compose: Compose, game_id: str) -> dict[str, Spectator]:
+    """One spectator connected through the proxy to each web process.
+
+    Which process the proxy chose shows in that process's log (daphne's WSCONNECT line);
+    spectators are opened one by one until each process has one.
+    """
+    placed: dict[str, Spectator] = {}
+    for attempt in range(8):
+        before = web_log_counts(compose, '"WSCONNECT /ws/')
+        spectator = Spectator(game_id, f"spectator-{attempt}")
+        spectator.start()
+        check(spectator.connected.wait(15), f"{spectator.name} could not connect")
+        after = wait_for(
+            "the WSCONNECT line",
+            lambda before=before: (c := web_log_counts(compose, '"WSCONNECT /ws/')) != before and c,
+            10,
+        )
+        web = next(web for web in WEBS if after[web] > before[web])
+        if web in placed:
+            spectator.stop()
+            continue
+        placed[web] = spectator
+        say(f"{spectator.name} is on {web}")
+        if len(placed) == len(WEBS):
+            return placed
+    raise SmokeFailure(f"the proxy never sent a spectator to each web process: {placed}")
+
+
+def check_in_order(spectators: dict[str, Spectator], last: int) -> None:
+    for web, spectator in spectators.items():
+        spectator.wait_for_seq(last)
+        check(
+            spectator.seqs == list(range(2, last + 1)),
+            f"{web}'s spectator got {spectator.seqs}, not 2..{last} in order",
+        )
+
+
+# --- The scenario -------------------------------------------------------------------------
+
+
+def main() -> int:
+    started = time.monotonic()
+    with step("Docker engine and free ports"):
+        say(docker("version", "--format", "engine {{.Server.Version}}").strip())
+        version = ["docker-compose", "version", "--short"]
+        found = subprocess.run(version, capture_output=True, text=True, check=False).stdout
+        say(f"docker-compose {found.strip()}")
+        # The generated compose file and nginx.conf: kept while the deployment is up.
+        workdir = Path(tempfile.mkdtemp(prefix="scorpion-smoke-"))
+        compose = Compose(workdir)
+        compose.run("down", "-v", "--remove-orphans")  # what a killed run may have left
+        ensure_ports_free()
+    with step("images: the local stand-ins of the public ones, and the app's"):
+        build_images(compose)
+    failed = True
+    try:
+        scenario(compose)
+        failed = False
+    finally:
+        if failed:
+            show_logs(compose)
+        if failed and os.environ.get("SMOKE_KEEP") == "1":
+            say(f"left up (SMOKE_KEEP=1), files in {workdir}; the next run takes it down first")
+        else:
+            take_down(compose)
+            shutil.rmtree(workdir)
+    print("== timings")
+    for title, took in TIMINGS:
+        print(f"   {took:6.1f} s  {title}")
+    print(f"   {time.monotonic() - started:6.1f} s  in all")
+    print("compose-smoke: 1 passed, 0 failed")
+    return 0
+
+
+def build_images(compose: Compose) -> None:
+    compose.images.update(local_images.build_all(say))
+    started = time.monotonic()
+    compose.run("build")
+    say(f"the app image (docker-compose build): {time.monotonic() - started:.0f} s")
+
+
+def scenario(compose: Compose) -> None:
+    with step("docker-compose up -d, and every health check passes"):
+        compose.run("up", "-d")
+        wait_until_up(compose)
+
+    with step("register and create a game through the proxy"):
+        client = httpx.Client(base_url=PROXY, timeout=30)
+        name = f"smoke-{secrets.token_hex(4)}"
+        response = client.post(
+            "/api/v1/auth/register", json={"username": name, "password": secrets.token_hex(16)}
+        )
+        check(response.status_code == 201, f"register: {response.text}")
+        token = response.json()["token"]
+        response = client.post(
+            "/api/v1/games",
+            json={"rules": RULES, "seed": SEED, "public": True},
+            headers={"Authorization": f"Token {token}"},
+        )
+        check(response.status_code == 201, f"create a game: {response.text}")
+        game_id = response.json()["id"]
+        say(f"player {name}, game {game_id}")
+    rules = engine.RULESETS[RULES]
+    line = engine.legal_line(rules, engine.seeded_deal(rules, SEED), PLAN_LENGTH)
+    plan = [engine.action_to_command(action) for action in line]
+    player = Player(game_id, token)
+    commands_path = f'"POST /api/v1/games/{game_id}/commands"'
+
+    def play(first: int, last: int) -> None:
+        for number in range(first, last):
+            seq = player.play(plan[number], f"smoke-{number}")
+            check(seq == number + 2, f"command {number} got seq {seq}, not {number + 2}")
+
+    with step("a spectator on each web process, through the proxy"):
+        spectators = spectators_on_each_web(compose, game_id)
+    try:
+        with step("play 20 commands; both spectators get all 20 events in order"):
+            before = web_log_counts(compose, commands_path)
+            play(0, 20)
+            check(player.attempts == 20, f"{player.attempts} attempts for 20 commands")
+            check_in_order(spectators, 21)
+            served = diff(web_log_counts(compose, commands_path), before)
+            say(f"commands served (web logs): {served}")
+            check(all(served.values()), "the proxy did not use both web processes")
+
+        with step("kill web1: commands still succeed, its spectator resumes with ?after=N"):
+            compose.run("kill", "web1")
+            check(compose.state("web1").startswith("exited"), "web1 is still running")
+            wait_for("web1's spectator to resume", lambda: spectators["web1"].resumed_after, 15)
+            before, attempts = web_log_counts(compose, commands_path), player.attempts
+            play(20, 30)
+            check_in_order(spectators, 31)
+            served = diff(web_log_counts(compose, commands_path), before)
+            say(f"commands served: {served}, attempts: {player.attempts - attempts} for 10")
+            say(f"web1's spectator resumed with ?after={spectators['web1'].resumed_after}")
+            check(served["web2"] == 10, "web2 did not serve every command")
+            # nginx could not connect to web1, so it sent each command on to web2 itself.
+            check(player.attempts - attempts == 10, "a command needed a retry by the client")
+
+        with step("start web1 again: healthy, and it serves again"):
+            compose.run("start", "web1")
+            wait_for("web1 healthy", lambda: compose.state("web1") == "running healthy", 90)
+            before = web_log_counts(compose, commands_path)
+            play(30, 40)
+            check_in_order(spectators, 41)
+            served = diff(web_log_counts(compose, commands_path), before)
+            say(f"commands served: {served}")
+            check(served["web1"] > 0, "web1 gets no requests after its restart")
+
+        with step("restart the db under a writer: 503 + Retry-After, then recovery"):
+            outage(compose, player, plan)
+            last = player.acks[-1]["seq"]
+            check_in_order(spectators, last)
+            resumed = {web: spectator.resumed_after for web, spectator in spectators.items()}
+            say(f"spectators: {last - 1} events each, in order; resumed with after= {resumed}")
+
+        with step("every acknowledged command is in the events table, once"):
+            verify_events(compose, game_id, player)
+    finally:
+        for spectator in spectators.values():
+            spectator.stop()
+
+
+def outage(compose: Compose, player: Player, plan: list[dict[str, Any]]) -> None:
+    """Stop the database while a writer keeps playing, then start it again."""
+    stop_writing = threading.Event()
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        number = len(player.acks)
+        try:
+            while not stop_writing.is_set() and number < len(plan):
+                player.play(plan[number], f"smoke-{number}")
+                number += 1
+        except BaseException as error:
+            errors.append(error)
+
+    refused_before = len(player.refusals)
+    thread = threading.Thread(target=writer, name="writer", daemon=True)
+    thread.start()
+    wait_for("the writer to get going", lambda: len(player.acks) >= 42, 30, every=0.1)
+    stopped = time.monotonic()
+    compose.run("stop", "db")
+    say(f"db stopped after {len(player.acks)} acknowledged commands")
+    refusals = wait_for(
+        "503 answers while the database is down",
+        lambda: [r for r in player.refusals[refused_before:] if r[0] == 503][:2],
+        60,
+    )
+    compose.run("start", "db")
+    wait_for("db healthy", lambda: compose.state("db") == "running healthy", 60)
+    down_for = time.monotonic() - stopped
+    acked = len(player.acks)
+    wait_for("the writer to recover", lambda: len(player.acks) >= acked + 5 or errors, 60)
+    stop_writing.set()
+    thread.join(timeout=120)
+    if errors:
+        raise errors[0]
+    during = player.refusals[refused_before:]
+    say(f"db down for {down_for:.1f} s; answers meanwhile: {summarise(during)}")
+    say(f"503 answers carried Retry-After: {sorted({r for s, r in refusals if s == 503})}")
+    say(f"{len(player.acks)} commands acknowledged in all")
+
+
+def summarise(refusals: list[tuple[int, str | None]]) -> str:
+    counts: dict[str, int] = {}
+    for status, detail in refusals:
+        label = f"{status} (Retry-After {detail})" if status == 503 else f"{status} {detail}"
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{n} × {label}" for label, n in counts.items()) or "none"
+
+
+def verify_events(compose: Compose, game_id: str, player: Player) -> None:
+    rows = compose.psql(
+        "SELECT seq, type, data::text, coalesce(idempotency_key, '') FROM games_event "
+        f"WHERE game_id = '{game_id}' ORDER BY seq"
+    )
+    stored = {int(seq): (kind, json.loads(data), key) for seq, kind, data, key in rows}
+    check(sorted(stored) == list(range(1, len(rows) + 1)), f"seqs with gaps: {sorted(stored)}")
+    lost = [
+        ack
+        for ack in player.acks
+        if stored.get(ack["seq"]) != (ack["type"], ack["data"], ack["key"])
+    ]
+    keys = [key for _, _, key in stored.values() if key]
+    check(not lost, f"acknowledged but not stored as acknowledged: {lost}")
+    check(len(keys) == len(set(keys)) == len(player.acks), "an event without its acknowledgement")
+    say(f"{len(player.acks)} acknowledged, {len(rows) - 1} stored after 'created': 0 lost, 0 twice")
+
+
+def diff(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {web: after[web] - before[web] for web in after}
+
+
+def show_logs(compose: Compose) -> None:
+    print("== logs of the failed run (last 40 lines of each service)")
+    with contextlib.suppress(SmokeFailure):
+        print(compose.run("logs", "--no-color", "--tail", "40"))
+
+
+def take_down(compose: Compose) -> None:
+    with step("docker-compose down -v: no container, network or volume is left"):
+        compose.run("down", "-v", "--remove-orphans")
+        label = f"label=com.docker.compose.project={PROJECT}"
+        left = {
+            "containers": docker("ps", "-a", "-q", "--filter", label).split(),
+            "networks": docker("network", "ls", "-q", "--filter", label).split(),
+            "volumes": docker("volume", "ls", "-q", "--filter", label).split(),
+        }
+        check(not any(left.values()), f"left behind: {left}")
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except SmokeFailure as failure:
+        print(f"compose-smoke: FAILED: {failure}", flush=True)
+        print("compose-smoke: 0 passed, 1 failed")
+        sys.exit(1)
