@@ -15,7 +15,7 @@ import logging
 import threading
 from typing import Any
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +77,17 @@ async def _drain(queue: asyncio.Queue[Message]) -> None:
             await layer.group_send(group, message)
         except Exception:
             logger.exception("could not publish %s to %s", message.get("type"), group)
+
+
+def has_audience(group: str) -> bool:
+    """Whether a message to ``group`` may reach anyone. Only the in-memory channel layer
+    (one process serves every viewer) can tell that nobody listens; with any other layer
+    the members may be in other processes, so the answer is yes. A viewer who joins the
+    group after this answered no reads the store after joining, so it misses nothing."""
+    layer = get_channel_layer()
+    if isinstance(layer, InMemoryChannelLayer):
+        return bool(layer.groups.get(group))
+    return layer is not None
 
 
 _outbox = _Outbox()

@@ -43,6 +43,9 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
 
     def deliver() -> None:
         streams.remember(stream)
+        group = game_group(game.id)
+        if not outbox.has_audience(group):
+            return  # no frame is rendered for nobody
         effects = stream.effects_of(event.seq)
         texts = {
             audience.value: json.dumps(
@@ -50,7 +53,7 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
             )
             for audience in visibility.Audience
         }
-        _send(game_group(game.id), {"type": "game.event", "seq": event.seq, "texts": texts})
+        _send(group, {"type": "game.event", "seq": event.seq, "texts": texts})
 
     transaction.on_commit(deliver)
     if game.challenge is not None:
