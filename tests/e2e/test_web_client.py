@@ -287,7 +287,10 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shot
     expect(page.locator("#position")).to_have_text("19 / 19")
     page.click("#replay-first")
     expect(page.locator("#position")).to_have_text("1 / 19")
-    expect(page.locator('[data-key="c1:6"]')).to_have_count(0)  # a replay is only watched
+    # A replay is only watched: its cards are pictures, never buttons. (The board draws
+    # version 1 once its state is fetched, after the position reads "1 / 19".)
+    expect(page.locator('.tableau [data-key="c1:6"]')).to_have_attribute("role", "img")
+    expect(page.locator(".tableau button.card")).to_have_count(0)
     expect(page.locator(".tableau .col").nth(0).locator(".card").nth(0)).to_have_attribute(
         "aria-label", "King of clubs"
     )  # a finished game shows every card, the once-hidden ones too
