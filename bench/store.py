@@ -13,7 +13,10 @@ and noisy, so every ratio printed is the median of the ratios of each round):
 - ``service``: our command in process, ``games.writes.services.game_command`` with a wasp
   move, on a game of the client's own;
 - ``http``: the same command over HTTP to daphne;
-- ``insert``: a bare DRF view inserting one row on the same daphne (``bench/api_app.py``).
+- ``insert``: a bare DRF view inserting one row on the same daphne (``bench/api_app.py``);
+- ``django``: the same command over HTTP to a daphne serving the application through
+  Django's own ASGI handler (``bench/django_app.py``), the alternative to
+  ``scorpion_server.handler``.
 
 Printed: operations per second, p50 and p99 per level; the ratios of the targets (service
 ≥ 1.5× library and ≥ 0.5× raw; http ≥ 0.85× insert, at both client counts); and the round
@@ -56,7 +59,7 @@ from games import engine  # noqa: E402
 
 RULES = "wasp"
 CLIENTS = (1, 8)
-LEVELS = ("raw", "library", "service", "http", "insert")
+LEVELS = ("raw", "library", "service", "http", "insert", "django")
 
 Operation = Callable[[], None]
 
@@ -323,6 +326,8 @@ def round_trips(url: str) -> dict[str, float]:
             command, insert = http_client(base, "counted-http", 4243, SAMPLES + 2)
             counts["http"] = per_op(command)
             counts["insert"] = per_op(insert)
+        with daphne(server_env(proxied), "bench.django_app:application") as base:
+            counts["django"] = per_op(http_client(base, "counted-django", 4244, SAMPLES + 2)[0])
     return counts
 
 
@@ -347,12 +352,19 @@ def main() -> None:
         library = library_app(url)
         print(f"database {url.rsplit('/', 1)[-1]}; {rounds} rounds of {per_client} operations")
         print("a client each; wasp moves; throughput is the median over rounds\n")
-        with daphne(server_env(url), "bench.api_app:application") as base:
+        with (
+            daphne(server_env(url), "bench.api_app:application") as base,
+            daphne(server_env(url), "bench.django_app:application") as django_base,
+        ):
             table: dict[int, dict[str, tuple[list[float], list[float]]]] = {}
             for count in CLIENTS:
                 supply = per_client * (rounds + 1) + 10
                 http = [
                     http_client(base, f"h{count}x{n}", 300 + 10 * count + n, supply)
+                    for n in range(count)
+                ]
+                plain = [
+                    http_client(django_base, f"d{count}x{n}", 500 + 10 * count + n, supply)[0]
                     for n in range(count)
                 ]
                 clients = {
@@ -364,6 +376,7 @@ def main() -> None:
                     ],
                     "http": [command for command, _ in http],
                     "insert": [insert for _, insert in http],
+                    "django": plain,
                 }
                 table[count] = measure(clients, per_client, rounds)
         library.close()
@@ -392,6 +405,7 @@ def report(
         ("service / library", "service", "library", 1.5),
         ("service / raw", "service", "raw", 0.5),
         ("http / insert", "http", "insert", 0.85),
+        ("http / django", "http", "django", 1.0),  # the handler kept must beat Django's
     ]
     for label, top, bottom, target in targets:
         figures = "  ".join(
