@@ -2,7 +2,8 @@
 
 Writers save a game's summary (``games.store.summary``) and its daily standing with each
 append (in the append's own statement, ``games.writes.appends``), and ``rebuild_games``
-recomputes every row from events (``manage.py rebuild_projections``). ``Player.banned`` is
+recomputes every row from events (``manage.py rebuild_projections``), the leaderboards'
+results and entries included (``games.boards.projection``). ``Player.banned`` is
 a projection of the moderation log, recomputed by ``rebuild_players``.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
+from games.boards import projection as boards
 from games.dailies import standings
 from games.dailies.models import Standing
 from games.store import streams
@@ -26,10 +28,13 @@ def create(stream: streams.Stream, summary: GameSummary) -> None:
     Game.objects.create(id=summary.id, **summary.row())
     if stream.challenge is not None:
         Standing.objects.create(game_id=stream.game_id, **standings.standing_fields(stream))
+    boards.create_result(stream)
 
 
 def rebuild_games() -> int:
-    """Recompute every ``Game`` row from events alone; returns how many games there are.
+    """Recompute every ``Game`` row (with its standing and leaderboard result) from events
+    alone, then every leaderboard entry from those results; returns how many games there
+    are.
 
     Holds a lock that blocks commands (they lock their game's row) for the duration.
     """
@@ -54,6 +59,7 @@ def rebuild_games() -> int:
         if current is not None:
             save_stream(current)
             count += 1
+        boards.rebuild()
     return count
 
 
