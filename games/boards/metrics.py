@@ -100,35 +100,40 @@ def _midnight(day: dt.date) -> dt.datetime:
 class Metric:
     """One kind of board: ``value`` (a ``BoardEntry`` column) ranked high-first when
     ``descending``, ties ordered by ``reached`` (the column of when it was reached, earliest
-    first); a player is on the board when ``present`` (SQL over the entry ``e``) holds."""
+    first); a player is on the board when their value is positive (``descending``) or not
+    null (otherwise). ``game`` names the column of the game that made the value, if any."""
 
     name: str
     value: str
     reached: str
     descending: bool
-    present: str
     #: What the value counts, for the API document.
     unit: str
+    game: str | None = None
     #: Which scopes have this board (all of them by default).
     applies: Callable[[str], bool] = lambda scope: True
 
+    @property
+    def present(self) -> str:
+        """SQL: the condition on the value column that puts a player on the board."""
+        return "> 0" if self.descending else "IS NOT NULL"
 
-WINS = Metric("wins", "wins", "wins_at", True, "e.wins > 0", "won games")
+
+WINS = Metric("wins", "wins", "wins_at", True, "won games")
 BEST_TIME = Metric(
     "best_time",
     "best_ms",
     "best_at",
     False,
-    "e.best_ms IS NOT NULL",
-    "milliseconds from the first action to the winning one, fastest win",
+    "milliseconds from the first action to the winning one, of the fastest win",
+    game="best_game",
 )
 STREAK = Metric(
     "streak",
     "streak",
     "streak_at",
     True,
-    "e.streak > 0",
-    "longest run of consecutive wins (daily: of consecutive won days)",
+    "the longest run of consecutive wins (daily: of consecutive UTC days won)",
 )
 
 #: Every board metric, by name. The races' ``arena_points`` registers here once it exists
