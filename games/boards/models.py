@@ -8,16 +8,14 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from games.store.models import Game
-
 
 class BoardResult(models.Model):
     """A finished game as the boards count it: written in the statement of the event that
     finished the game, its ``voided`` kept by moderation, rebuilt from events alone."""
 
-    game = models.OneToOneField(
-        Game, on_delete=models.CASCADE, primary_key=True, related_name="board_result"
-    )
+    #: No foreign key (like the moderation log's): ``Game`` rows are a projection too, and
+    #: each rebuild of either leaves the other alone.
+    game_id = models.UUIDField(primary_key=True)
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False
     )

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,10 +141,14 @@ def finishing_params(stream: streams.Stream) -> dict[str, Any]:
     }
 
 
-def _boards(rules: str, day: dt.date | None, at: dt.datetime) -> Iterator[tuple[str, str]]:
-    for scope in metrics.scopes_of(rules, day):
-        for period in metrics.periods_of(at):
-            yield scope, period
+def _boards(rules: str, day: dt.date | None, at: dt.datetime) -> list[tuple[str, str]]:
+    """The ``(scope, period)`` boards of a result, sorted: every writer locks a player's
+    entries in this one order, so two of them never wait for each other in a cycle."""
+    return sorted(
+        (scope, period)
+        for scope in metrics.scopes_of(rules, day)
+        for period in metrics.periods_of(at)
+    )
 
 
 # --- the fold, from scratch ------------------------------------------------------------------
@@ -270,6 +274,13 @@ def create_result(stream: streams.Stream) -> None:
     :func:`rebuild`)."""
     if stream.finished_at is not None:
         BoardResult.objects.create(**result_fields(stream))
+
+
+def clear_results() -> None:
+    """Delete every result, for a rebuild to write them again (:func:`create_result`)."""
+    with connection.cursor() as cursor:
+        cursor.execute("LOCK TABLE games_board_result IN ACCESS EXCLUSIVE MODE")
+    BoardResult.objects.all().delete()
 
 
 def rebuild() -> int:
