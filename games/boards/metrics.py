@@ -112,7 +112,10 @@ class Metric:
     game: str | None = None
     #: Which scopes have this board (all of them by default).
     applies: Callable[[str], bool] = lambda scope: True
-
+    #: The table of the entries: any table with ``scope``, ``period`` and ``player_id``
+    #: columns (unique together) besides ``value`` and ``reached`` will do, so a metric
+    #: kept by another projection (the arenas') ranks and pages like these.
+    table: str = "games_board_entry"
     @property
     def present(self) -> str:
         """SQL: the condition on the value column that puts a player on the board."""
@@ -137,8 +140,8 @@ STREAK = Metric(
 )
 
 #: Every board metric, by name. The races' ``arena_points`` registers here once it exists
-#: (a column of ``BoardEntry`` kept by the arena's projection, ranked high-first, for the
-#: ruleset scopes): see docs/architecture.md#leaderboards.
+#: (ranked high-first, ruleset scopes only, over a table of per-player, per-period points
+#: that the arenas' projection keeps): see docs/architecture.md#leaderboards.
 METRICS: dict[str, Metric] = {metric.name: metric for metric in (WINS, BEST_TIME, STREAK)}
 
 

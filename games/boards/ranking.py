@@ -57,12 +57,12 @@ def _sql(metric: Metric) -> tuple[str, str, str]:
     game = f"e.{metric.game}" if metric.game else "NULL::uuid"
     select = f"""
 SELECT 1 + (
-        SELECT count(*) FROM games_board_entry b
+        SELECT count(*) FROM {metric.table} b
         WHERE b.scope = e.scope AND b.period = e.period AND b.{v} {metric.present}
           AND b.{v} {better} e.{v} AND {_NOT_BANNED.format(t="b")}
     ) AS rank,
     e.player_id, u.username, e.{v}, e.{r}, {game}
-FROM games_board_entry e
+FROM {metric.table} e
 JOIN auth_user u ON u.id = e.player_id
 WHERE e.scope = %(scope)s AND e.period = %(period)s AND e.{v} {metric.present}
   AND {_NOT_BANNED.format(t="e")}"""

@@ -15,6 +15,9 @@ from games import clock
 from games.boards import metrics
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import DailyChallenge
+from games.errors import UnknownMetric
+from games.reads import selectors
+from games.reads.visibility import Viewer
 from games.store import streams
 from games.writes import moderation, services
 
@@ -256,3 +259,48 @@ def test_period_keys_are_utc_iso_weeks_and_calendar_months() -> None:
     ]:
         with pytest.raises(ValueError):
             metrics.period_key(period, at, MON)
+
+
+def test_a_board_kept_by_another_projection_is_one_registration(alice, bob) -> None:
+    """The extension point for the arenas' points: a table of per-player, per-period values
+    (here a temporary one) and one ``Metric``; ranking, paging and the caller's row follow."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMPORARY TABLE points_for_test (scope text, period text, "
+            "player_id integer, points integer, points_at timestamptz)"
+        )
+        for player, points, hour in [(alice, 120, 9), (bob, 340, 11)]:
+            cursor.execute(
+                "INSERT INTO points_for_test VALUES ('classic', '2026-W49', %s, %s, %s)",
+                [player.pk, points, MON.replace(hour=hour)],
+            )
+    metrics.register(
+        metrics.Metric(
+            "arena_points",
+            "points",
+            "points_at",
+            True,
+            "arena points",
+            applies=lambda scope: scope != metrics.DAILY,
+            table="points_for_test",
+        )
+    )
+    try:
+        with clock.frozen(MON):
+            board = selectors.board_get(
+                scope="classic", metric="arena_points", period="week", at=None
+            )
+            with pytest.raises(UnknownMetric):
+                selectors.board_get(scope="daily", metric="arena_points", period="all", at=None)
+        body, cursor = selectors.leaderboard(board, viewer=Viewer.of(alice), after=None, limit=1)
+        assert [(row["rank"], row["player"], row["value"]) for row in body["results"]] == [
+            (1, "bob", 340)
+        ]
+        assert body["me"] is not None and (body["me"]["rank"], body["me"]["value"]) == (2, 120)
+        assert cursor is not None
+        rest, more = selectors.leaderboard(
+            board, viewer=Viewer.of(bob), after=selectors.board_position(cursor), limit=1
+        )
+        assert [row["player"] for row in rest["results"]] == ["alice"] and more is None
+    finally:
+        del metrics.METRICS["arena_points"]
