@@ -116,6 +116,7 @@ class Metric:
     #: columns (unique together) besides ``value`` and ``reached`` will do, so a metric
     #: kept by another projection (the arenas') ranks and pages like these.
     table: str = "games_board_entry"
+
     @property
     def present(self) -> str:
         """SQL: the condition on the value column that puts a player on the board."""
