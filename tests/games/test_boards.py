@@ -4,6 +4,7 @@ command's own statement, moderation recomputes the few it touches, and
 
 import datetime as dt
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -12,13 +13,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import clock
-from games.boards import metrics
+from games.boards import metrics, ranking
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import DailyChallenge
 from games.errors import UnknownMetric
 from games.reads import selectors
 from games.reads.visibility import Viewer
 from games.store import streams
+from games.store.models import Player
 from games.writes import moderation, services
 
 pytestmark = pytest.mark.django_db
@@ -304,3 +306,55 @@ def test_a_board_kept_by_another_projection_is_one_registration(alice, bob) -> N
         assert [row["player"] for row in rest["results"]] == ["alice"] and more is None
     finally:
         del metrics.METRICS["arena_points"]
+
+
+@pytest.mark.parametrize("metric", ["wins", "best_time"])
+@pytest.mark.parametrize("limit", [1, 3, 4, 50])
+def test_pages_rank_like_the_definition(django_user_model, metric, limit) -> None:
+    """Ranks and order, page after page, equal a brute-force computation: ties within a page
+    and across its edges, and a banned player left out."""
+    values = [5, 5, 4, 4, 4, 3, 3, 2, 2, 2, 2, 1, 4, 2]
+    users = [
+        django_user_model.objects.create_user(f"p{number:02d}")
+        for number in range(len(values))
+    ]
+    for number, (user, value) in enumerate(zip(users, values, strict=True)):
+        reached = SAT + dt.timedelta(minutes=(number * 7) % 11)  # equal moments too
+        BoardEntry.objects.create(
+            scope="classic",
+            period="all",
+            player=user,
+            wins=value,
+            wins_at=reached,
+            best_ms=value * 1000,
+            best_at=reached,
+            last_at=reached,
+            last_game=uuid.uuid4(),
+        )
+    Player.objects.create(user=users[3], banned=True)
+    chosen = metrics.METRICS[metric]
+    listed = [
+        (user.pk, value, SAT + dt.timedelta(minutes=(n * 7) % 11))
+        for n, (user, value) in enumerate(zip(users, values, strict=True))
+        if user != users[3]
+    ]
+    sign = -1 if chosen.descending else 1
+    listed.sort(key=lambda row: (sign * row[1], row[2], row[0]))
+    expected = [
+        (1 + sum(1 for other in listed if sign * other[1] < sign * value), player)
+        for player, value, _ in listed
+    ]
+
+    seen: list[tuple[int, int]] = []
+    after = None
+    while True:
+        rows, more = ranking.page(chosen, "classic", "all", after=after, limit=limit)
+        seen.extend((row.rank, row.player_id) for row in rows)
+        if not more:
+            break
+        after = ranking.Position(rows[-1].value, rows[-1].reached, rows[-1].player_id)
+    assert seen == expected
+    for rank, player in expected:
+        own = ranking.own(chosen, "classic", "all", player)
+        assert own is not None and own.rank == rank
+    assert ranking.own(chosen, "classic", "all", users[3].pk) is None
