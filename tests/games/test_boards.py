@@ -315,8 +315,7 @@ def test_pages_rank_like_the_definition(django_user_model, metric, limit) -> Non
     and across its edges, and a banned player left out."""
     values = [5, 5, 4, 4, 4, 3, 3, 2, 2, 2, 2, 1, 4, 2]
     users = [
-        django_user_model.objects.create_user(f"p{number:02d}")
-        for number in range(len(values))
+        django_user_model.objects.create_user(f"p{number:02d}") for number in range(len(values))
     ]
     for number, (user, value) in enumerate(zip(users, values, strict=True)):
         reached = SAT + dt.timedelta(minutes=(number * 7) % 11)  # equal moments too
