@@ -215,6 +215,13 @@ def test_rebuilt_boards_equal_the_live_ones(alice, bob, carol, mod) -> None:
     ]:
         daily(player, day, won)
     new(alice, TUE, rules="three_blind_mice", seed=3)  # still playing: no result
+    # Voided while playing, then won: its result counts nowhere until it is restored.
+    early = new(bob, TUE, rules="classic", seed=WIN["seed"])
+    moderation.result_void(game_id=early, moderator=mod, reason="shared screen")
+    play(early, bob, WIN["actions"], TUE + dt.timedelta(hours=2))
+    assert entry(bob, "classic", "2026-12")["wins"] == 1  # his daily of 1 December
+    moderation.result_restore(game_id=early, moderator=mod, reason="on appeal")
+    assert entry(bob, "classic", "2026-12")["wins"] == 2
     moderation.result_void(game_id=voided_win, moderator=mod, reason="engine use")
     moderation.result_void(game_id=bob_loss, moderator=mod, reason="disconnect")
     moderation.result_restore(game_id=bob_loss, moderator=mod, reason="on review")
@@ -222,7 +229,7 @@ def test_rebuilt_boards_equal_the_live_ones(alice, bob, carol, mod) -> None:
     moderation.player_ban(player=bob, moderator=mod, reason="mistake")
     moderation.player_unban(player=bob, moderator=mod, reason="mistake")
     live_entries, live_results = entries(), results()
-    assert len(live_results) == 14
+    assert len(live_results) == 15
     assert sum(1 for result in live_results if result["voided"]) == 1
     assert {row["scope"] for row in live_entries} == {"classic", "double", "daily"}
     assert entry(alice, "classic", "all") == {"wins": 4, "best_ms": 98000, "streak": 3, "run": 3}
