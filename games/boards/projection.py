@@ -40,13 +40,13 @@ from games.store import streams
 
 # --- the incremental update, part of the append's statement --------------------------------
 
-#: The finished game's result (the CTE ``board_result``): parameters prefixed ``r_``.
+#: The finished game's result (the CTE ``board_result``): parameters prefixed ``lb_``.
 RESULT_SQL = """,
 board_result AS (
     INSERT INTO games_board_result
         (game_id, player_id, rules, day, won, finished_at, time_ms, voided)
-    SELECT id, %(r_player)s, %(r_rules)s, %(r_day)s, %(r_won)s, %(r_finished_at)s,
-           %(r_time_ms)s, %(r_voided)s
+    SELECT id, %(lb_player)s, %(lb_rules)s, %(lb_day)s, %(lb_won)s, %(lb_finished_at)s,
+           %(lb_time_ms)s, %(lb_voided)s
     FROM head
     ON CONFLICT (game_id) DO NOTHING
 )"""
@@ -64,25 +64,25 @@ _RUN = f"""(CASE
 _BETTER = "(x.best_ms IS NOT NULL AND (e.best_ms IS NULL OR x.best_ms < e.best_ms))"
 
 #: The entries of the result's boards (the CTE ``board_entries``): parameters prefixed
-#: ``b_``; ``b_scopes``/``b_periods``/``b_daily`` are parallel arrays, one item a board.
+#: ``lb_``; ``lb_scopes``/``lb_periods``/``lb_daily`` are parallel arrays, one item a board.
 ENTRIES_SQL = f""",
 board_entries AS (
     INSERT INTO games_board_entry AS e
         (scope, period, player_id, wins, wins_at, best_ms, best_at, best_game, streak,
          streak_at, run, last_at, last_game, last_day, dirty)
-    SELECT b.scope, b.period, %(r_player)s,
-           CASE WHEN %(r_won)s THEN 1 ELSE 0 END,
-           CASE WHEN %(r_won)s THEN %(r_finished_at)s::timestamptz END,
-           CASE WHEN %(r_won)s THEN %(r_time_ms)s::bigint END,
-           CASE WHEN %(r_won)s THEN %(r_finished_at)s::timestamptz END,
-           CASE WHEN %(r_won)s THEN head.id END,
-           CASE WHEN %(r_won)s THEN 1 ELSE 0 END,
-           CASE WHEN %(r_won)s THEN %(r_finished_at)s::timestamptz END,
-           CASE WHEN %(r_won)s THEN 1 ELSE 0 END,
-           %(r_finished_at)s::timestamptz, head.id,
-           CASE WHEN %(r_won)s AND b.daily THEN %(r_day)s::date END,
+    SELECT b.scope, b.period, %(lb_player)s,
+           CASE WHEN %(lb_won)s THEN 1 ELSE 0 END,
+           CASE WHEN %(lb_won)s THEN %(lb_finished_at)s::timestamptz END,
+           CASE WHEN %(lb_won)s THEN %(lb_time_ms)s::bigint END,
+           CASE WHEN %(lb_won)s THEN %(lb_finished_at)s::timestamptz END,
+           CASE WHEN %(lb_won)s THEN head.id END,
+           CASE WHEN %(lb_won)s THEN 1 ELSE 0 END,
+           CASE WHEN %(lb_won)s THEN %(lb_finished_at)s::timestamptz END,
+           CASE WHEN %(lb_won)s THEN 1 ELSE 0 END,
+           %(lb_finished_at)s::timestamptz, head.id,
+           CASE WHEN %(lb_won)s AND b.daily THEN %(lb_day)s::date END,
            FALSE
-    FROM head, unnest(%(b_scopes)s::text[], %(b_periods)s::text[], %(b_daily)s::boolean[])
+    FROM head, unnest(%(lb_scopes)s::text[], %(lb_periods)s::text[], %(lb_daily)s::boolean[])
         AS b(scope, period, daily)
     ON CONFLICT (scope, period, player_id) DO UPDATE SET
         wins = e.wins + x.wins,
@@ -128,16 +128,16 @@ def finishing_params(stream: streams.Stream) -> dict[str, Any]:
         else list(_boards(result["rules"], result["day"], result["finished_at"]))
     )
     return {
-        "r_player": result["player_id"],
-        "r_rules": result["rules"],
-        "r_day": result["day"],
-        "r_won": result["won"],
-        "r_finished_at": result["finished_at"],
-        "r_time_ms": result["time_ms"],
-        "r_voided": result["voided"],
-        "b_scopes": [scope for scope, _ in boards],
-        "b_periods": [period for _, period in boards],
-        "b_daily": [scope == metrics.DAILY for scope, _ in boards],
+        "lb_player": result["player_id"],
+        "lb_rules": result["rules"],
+        "lb_day": result["day"],
+        "lb_won": result["won"],
+        "lb_finished_at": result["finished_at"],
+        "lb_time_ms": result["time_ms"],
+        "lb_voided": result["voided"],
+        "lb_scopes": [scope for scope, _ in boards],
+        "lb_periods": [period for _, period in boards],
+        "lb_daily": [scope == metrics.DAILY for scope, _ in boards],
     }
 
 
