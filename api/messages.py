@@ -43,6 +43,8 @@ MESSAGES: dict[str, Promise] = {
     ),
     "challenge_closed": _("This daily challenge is over: it can no longer be joined."),
     "not_found": _("Not found."),
+    "unknown_scope": _("There is no such leaderboard scope: use daily or a ruleset's name."),
+    "unknown_metric": _("There is no such leaderboard for this scope."),
     "method_not_allowed": _("This method is not allowed here."),
     "not_acceptable": _("This resource is only available as application/json."),
     "unsupported_media_type": _("Send the body as application/json."),
@@ -63,6 +65,9 @@ BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
 SEED_OR_DEAL = _("Give a seed or a deal, not both.")
 BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
 BAD_CURSOR = _("This cursor is not valid.")
+BAD_PERIOD_AT = _(
+    "Not a period of this kind: YYYY-MM for a month, YYYY-Www for a week, or a day YYYY-MM-DD."
+)
 
 
 def message(code: str, **params: Any) -> str:

@@ -24,7 +24,7 @@ _MEANINGS = {
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `banned`, `permission_denied`)",
-    404: "no such resource (`not_found`)",
+    404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     409: "`version_conflict` or `stale_card`; `version` is the game's current version",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",

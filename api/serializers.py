@@ -186,6 +186,13 @@ class GameListQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False)
 
 
+class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
+    period = serializers.ChoiceField(choices=["all", "month", "week"], default="all")
+    at = serializers.CharField(required=False, max_length=10)
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    cursor = serializers.CharField(required=False, max_length=500)
+
+
 class EventListQuery(serializers.Serializer):  # type: ignore[type-arg]
     after = serializers.IntegerField(min_value=0, default=0)
 
@@ -300,3 +307,5 @@ RulesOut = serializer_for(shapes.RulesBody)
 PlayerOut = serializer_for(shapes.PlayerBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
+LeaderboardOut = serializer_for(shapes.LeaderboardBody)
+BoardsOut = serializer_for(shapes.BoardsBody)

@@ -3,7 +3,7 @@
 from django.urls import URLPattern, URLResolver, path, re_path
 
 from api.exceptions import not_found
-from api.views import accounts, challenges, games
+from api.views import accounts, challenges, games, leaderboards
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -37,6 +37,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "challenges/<str:date>/standings",
         challenges.ChallengeStandingsApi.as_view(),
         name="challenge-standings",
+    ),
+    path("leaderboards", leaderboards.BoardsApi.as_view(), name="boards"),
+    path(
+        "leaderboards/<str:scope>/<str:metric>",
+        leaderboards.LeaderboardApi.as_view(),
+        name="leaderboard",
     ),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),

@@ -149,6 +149,20 @@ class ChallengeClosed(DomainError):
     code = "challenge_closed"
 
 
+class UnknownScope(DomainError):
+    """A leaderboard scope that is neither ``daily`` nor a ruleset's name."""
+
+    status = 404
+    code = "unknown_scope"
+
+
+class UnknownMetric(DomainError):
+    """A leaderboard metric that does not exist, or that the scope has no board of."""
+
+    status = 404
+    code = "unknown_metric"
+
+
 class ModerationRefused(Exception):
     """A moderation act that does not apply (voiding a voided result, banning a banned
     player, no reason given). Raised to moderators in the admin, never to API clients, so

@@ -4,10 +4,13 @@ Application code imports them from where they live (``games.store.models``,
 ``games.dailies.models``), never from this module, so that the layers stay visible.
 """
 
+from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import DailyChallenge, Standing
 from games.store.models import Event, Game, ModerationAct, Player, PlayerAccount
 
 __all__ = [
+    "BoardEntry",
+    "BoardResult",
     "DailyChallenge",
     "Event",
     "Game",

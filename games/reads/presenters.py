@@ -11,10 +11,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, cast
 
+from games.boards.ranking import Row
 from games.dailies import challenges
 from games.dailies.models import DailyChallenge, Standing
 from games.reads import visibility
-from games.reads.shapes import ChallengeBody, EffectsBody, EventBody, GameBody
+from games.reads.shapes import BoardRowBody, ChallengeBody, EffectsBody, EventBody, GameBody
 from games.reads.visibility import Sight
 from games.store import events, streams
 from games.store.models import Event
@@ -114,4 +115,16 @@ def challenge_body(challenge: DailyChallenge) -> ChallengeBody:
         "participants": Standing.objects.filter(challenge=challenge).count(),
         "status": "open" if challenges.is_open(challenge.date) else "closed",
         "seed": visibility.challenge_seed(challenge),
+    }
+
+
+def board_row_body(row: Row, *, game_shown: bool) -> BoardRowBody:
+    """A leaderboard row; its game only when the caller may read it (``game_shown``, as
+    ``visibility.sight`` decided)."""
+    return {
+        "rank": row.rank,
+        "player": row.player,
+        "value": row.value,
+        "reached_at": timestamp(row.reached) or "",
+        "game": str(row.game) if game_shown and row.game is not None else None,
     }

@@ -7,21 +7,32 @@ shows exactly what ``visibility.sight`` decided.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import json
 import uuid
+from dataclasses import dataclass
 from typing import NamedTuple, cast
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Min, Q, QuerySet
 
-from games import engine
+from games import clock, engine
+from games.boards import metrics, ranking
 from games.dailies import challenges, standings
 from games.dailies.models import DailyChallenge, Standing
 from games.engine.hint import hint
-from games.errors import GameNotFound, PlayerNotFound
+from games.errors import GameNotFound, PlayerNotFound, UnknownMetric, UnknownScope
 from games.reads import presenters, visibility
-from games.reads.shapes import ActionBody, PlayerBody, StandingBody
+from games.reads.shapes import (
+    ActionBody,
+    BoardRowBody,
+    BoardsBody,
+    LeaderboardBody,
+    PlayerBody,
+    StandingBody,
+)
 from games.reads.visibility import Sight, Viewer
 from games.store import streams
 from games.store.models import Event, Game
@@ -194,3 +205,94 @@ def _streaks(days: list[dt.date], today: dt.date) -> tuple[int, int]:
         previous = day
     current = run if previous is not None and today - previous <= dt.timedelta(days=1) else 0
     return current, best
+
+
+# --- leaderboards ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """One leaderboard: a scope, a metric, a period and the key of the period shown."""
+
+    scope: str
+    metric: metrics.Metric
+    period: str
+    key: str
+
+
+def boards() -> BoardsBody:
+    """Which leaderboards exist."""
+    return {
+        "scopes": list(metrics.scopes()),
+        "metrics": list(metrics.METRICS),
+        "periods": list(metrics.PERIODS),
+    }
+
+
+def board_get(*, scope: str, metric: str, period: str, at: str | None) -> Board:
+    """The board named so: :class:`UnknownScope`, :class:`UnknownMetric`, or
+    :class:`ValueError` for a ``period``/``at`` that name no period (``at``: a key of the
+    period, a day within it, or ``None`` for the current one)."""
+    if scope not in metrics.scopes():
+        raise UnknownScope()
+    found = metrics.METRICS.get(metric)
+    if found is None or not found.applies(scope):
+        raise UnknownMetric()
+    return Board(scope, found, period, metrics.period_key(period, at, clock.now()))
+
+
+def board_position(cursor: str) -> ranking.Position:
+    """The position a leaderboard cursor names; :class:`ValueError` for a cursor this
+    server did not make."""
+    try:
+        value, reached, player = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        at = dt.datetime.fromisoformat(reached)
+    except (binascii.Error, UnicodeError, TypeError, ValueError) as error:
+        raise ValueError("bad cursor") from error
+    if not all(type(item) is int for item in (value, player)) or at.tzinfo is None:
+        raise ValueError("bad cursor")
+    return ranking.Position(value, at, player)
+
+
+def _cursor(row: ranking.Row) -> str:
+    text = json.dumps([row.value, row.reached.isoformat(), row.player_id])
+    return base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def leaderboard(
+    board: Board, *, viewer: Viewer, after: ranking.Position | None, limit: int
+) -> tuple[LeaderboardBody, str | None]:
+    """A page of ``board`` after ``after`` with the viewer's own row (``next`` left null),
+    and the cursor of the next page, if there is one (docs/api.md#leaderboards)."""
+    rows, more = ranking.page(board.metric, board.scope, board.key, after=after, limit=limit)
+    mine = None
+    if viewer.user_id is not None:
+        mine = ranking.own(board.metric, board.scope, board.key, viewer.user_id)
+    shown = _readable_games(
+        [row.game for row in (*rows, *([mine] if mine else [])) if row.game], viewer
+    )
+    start, end = metrics.bounds(board.key)
+
+    def body(row: ranking.Row) -> BoardRowBody:
+        return presenters.board_row_body(row, game_shown=row.game in shown)
+
+    page: LeaderboardBody = {
+        "scope": board.scope,
+        "metric": board.metric.name,
+        "period": board.period,
+        "key": board.key,
+        "starts_at": presenters.timestamp(start),
+        "ends_at": presenters.timestamp(end),
+        "results": [body(row) for row in rows],
+        "next": None,
+        "me": body(mine) if mine is not None else None,
+    }
+    return page, _cursor(rows[-1]) if more and rows else None
+
+
+def _readable_games(ids: list[uuid.UUID], viewer: Viewer) -> set[uuid.UUID]:
+    """Which of the games ``ids`` ``viewer`` may read (``visibility.sight``)."""
+    if not ids:
+        return set()
+    rows = Game.objects.select_related("owner").filter(id__in=ids)
+    return {row.id for row in rows if visibility.sight(viewer, GameSummary.from_row(row)).readable}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, NotRequired, TypedDict
 
 from games import engine
+from games.boards import metrics
 from games.store import events
 
 
@@ -234,6 +235,50 @@ class RulesetBody(TypedDict):
 class RulesBody(TypedDict):
     results: list[RulesetBody]
     default: Annotated[str, RULES]
+
+
+SCOPES = Choices.of(metrics.scopes())
+METRICS = Choices.of(metrics.METRICS)
+PERIODS = Choices.of(metrics.PERIODS)
+
+
+class BoardRowBody(TypedDict):
+    """A player's row on a leaderboard (docs/api.md#leaderboards)."""
+
+    rank: Annotated[int, Doc("1 + how many listed players have a strictly better value")]
+    player: str
+    value: Annotated[int, Doc("wins: won games; best_time: milliseconds; streak: the run's length")]
+    reached_at: Annotated[Timestamp, Doc("when the player reached this value (breaks ties)")]
+    game: Annotated[
+        str | None,
+        Format("uuid"),
+        Doc("best_time: the winning game, when the caller may read it; else null"),
+    ]
+
+
+class LeaderboardBody(TypedDict):
+    """A page of one board, best first, and the caller's own row."""
+
+    scope: Annotated[str, SCOPES]
+    metric: Annotated[str, METRICS]
+    period: Annotated[str, PERIODS]
+    key: Annotated[str, Doc("the period shown: all, YYYY-MM or YYYY-Www (UTC)")]
+    starts_at: Annotated[Timestamp | None, Doc("the period's start; null for all time")]
+    ends_at: Annotated[Timestamp | None, Doc("the period's end (excluded); null for all time")]
+    results: list[BoardRowBody]
+    next: Annotated[str | None, Doc("the URL of the next page, or null")]
+    me: Annotated[
+        BoardRowBody | None,
+        Doc("the caller's row with its rank, wherever it stands; null when not on the board"),
+    ]
+
+
+class BoardsBody(TypedDict):
+    """Which leaderboards exist: every scope has every period of each of its metrics."""
+
+    scopes: list[Annotated[str, SCOPES]]
+    metrics: list[Annotated[str, METRICS]]
+    periods: list[Annotated[str, PERIODS]]
 
 
 class ErrorBody(TypedDict):

@@ -4,10 +4,11 @@ A command no longer locks its game's row: it runs the engine on the state it hol
 process's stream cache), then sends one statement that, atomically, updates the ``Game``
 row *only if* it is still at the version the command was decided on (and its owner is not
 banned, and the idempotency key is unused), inserts the event, and upserts the game's daily
-standing. The row lock PostgreSQL takes for that ``UPDATE`` orders concurrent writers: a
-writer that lost the race re-checks the guard on the new row and changes nothing. So a
-command costs one round trip when the process knew the game's latest version, and no
-transaction is left open while Python runs (docs/architecture.md#the-command-path).
+standing and, for the event that finishes a game, its leaderboard result and entries
+(``games.boards.projection``). The row lock PostgreSQL takes for that ``UPDATE`` orders
+concurrent writers: a writer that lost the race re-checks the guard on the new row and
+changes nothing. So a command costs one round trip when the process knew the game's latest
+version, and no transaction is left open while Python runs (docs/architecture.md#the-command-path).
 
 When the guard fails, :func:`why_not` reads in one query what changed: the current version,
 whether the owner is banned, and the first command that carried the idempotency key. The
@@ -24,6 +25,8 @@ from typing import Any, NamedTuple
 
 from django.db import connection
 from psycopg.types.json import Jsonb
+
+from games.boards import projection as boards
 
 _GAME_COLUMNS = (
     "version",
@@ -83,8 +86,25 @@ SELECT id, %(after)s + 1, %(type)s, %(data)s, %(schema_version)s, %(actor)s, %(a
 FROM head
 RETURNING position"""
 
+# The event that finishes a game also writes its leaderboard result and entries, and says
+# whether an entry received it out of finishing order (then it is recomputed).
+_EVENT_FINISHING = """,
+event AS (
+    INSERT INTO games_event
+        (game_id, seq, type, data, schema_version, actor_id, at, idempotency_key, request_hash)
+    SELECT id, %(after)s + 1, %(type)s, %(data)s, %(schema_version)s, %(actor)s, %(at)s,
+           %(key)s, %(request_hash)s
+    FROM head
+    RETURNING position
+)
+SELECT position, COALESCE((SELECT bool_or(dirty) FROM board_entries), FALSE) FROM event"""
+
 APPEND = _HEAD + _EVENT
 APPEND_WITH_STANDING = _HEAD + _STANDING + _EVENT
+APPEND_FINISHING = _HEAD + boards.RESULT_SQL + boards.ENTRIES_SQL + _EVENT_FINISHING
+APPEND_FINISHING_WITH_STANDING = (
+    _HEAD + _STANDING + boards.RESULT_SQL + boards.ENTRIES_SQL + _EVENT_FINISHING
+)
 
 WHY_NOT = """
 SELECT g.version,
@@ -110,17 +130,27 @@ class Appended:
     request_hash: str | None = None
 
 
+class Stored(NamedTuple):
+    """An appended event's global position, and whether a leaderboard entry received the
+    game's result out of finishing order (``games.boards.projection.repair`` fixes it)."""
+
+    position: int
+    reordered: bool = False
+
+
 def append(
     event: Appended,
     *,
     game_row: dict[str, Any],
     standing_row: dict[str, Any] | None,
     check_ban: bool,
-) -> int | None:
-    """Append ``event`` and write the game's row (``game_row``: the projected fields) and,
-    for a daily game, its standing, in one statement; the event's global position, or
-    ``None`` when the guard refused: the game has moved on, its owner is banned (with
-    ``check_ban``) or the key was used."""
+    finishing: dict[str, Any] | None = None,
+) -> Stored | None:
+    """Append ``event`` and write the game's row (``game_row``: the projected fields), for
+    a daily game its standing, and for the event that finishes the game its leaderboard
+    result and entries (``finishing``: ``games.boards.projection.finishing_params``), in
+    one statement; ``None`` when the guard refused: the game has moved on, its owner is
+    banned (with ``check_ban``) or the key was used."""
     params: dict[str, Any] = {
         "game": event.game,
         "after": event.after,
@@ -141,10 +171,15 @@ def append(
         statement = APPEND_WITH_STANDING
         for column in _STANDING_COLUMNS:
             params[f"s_{column}"] = standing_row[column]
+    if finishing is not None:
+        statement = APPEND_FINISHING_WITH_STANDING if standing_row is not None else APPEND_FINISHING
+        params.update(finishing)
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
         row = cursor.fetchone()
-    return None if row is None else int(row[0])
+    if row is None:
+        return None
+    return Stored(int(row[0]), bool(row[1]) if finishing is not None else False)
 
 
 class Refusal(NamedTuple):

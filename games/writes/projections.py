@@ -2,7 +2,8 @@
 
 Writers save a game's summary (``games.store.summary``) and its daily standing with each
 append (in the append's own statement, ``games.writes.appends``), and ``rebuild_games``
-recomputes every row from events (``manage.py rebuild_projections``). ``Player.banned`` is
+recomputes every row from events (``manage.py rebuild_projections``), the leaderboards'
+results and entries included (``games.boards.projection``). ``Player.banned`` is
 a projection of the moderation log, recomputed by ``rebuild_players``.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
+from games.boards import projection as leaderboards
 from games.dailies import standings
 from games.dailies.models import Standing
 from games.store import streams
@@ -18,7 +20,7 @@ from games.store.models import Event, Game, ModerationAct, Player
 from games.store.summary import GameSummary
 
 
-def create(stream: streams.Stream, summary: GameSummary) -> None:
+def create(stream: streams.Stream, summary: GameSummary, *, boards: bool = True) -> None:
     """Write the read models of a game that has none yet (made now, or rebuilt), whose
     stream is ``stream`` and summary ``summary``: its ``Game`` row and, for a daily
     challenge game, its ``Standing`` (inside the caller's transaction). Appends update them
@@ -26,10 +28,15 @@ def create(stream: streams.Stream, summary: GameSummary) -> None:
     Game.objects.create(id=summary.id, **summary.row())
     if stream.challenge is not None:
         Standing.objects.create(game_id=stream.game_id, **standings.standing_fields(stream))
+    if boards:
+        leaderboards.create_result(stream)
 
 
-def rebuild_games() -> int:
-    """Recompute every ``Game`` row from events alone; returns how many games there are.
+def rebuild_games(*, boards: bool = True) -> int:
+    """Recompute every ``Game`` row (with its standing and leaderboard result) from events
+    alone, then every leaderboard entry from those results; returns how many games there
+    are. ``boards=False`` leaves the leaderboards alone (for a migration older than their
+    tables).
 
     Holds a lock that blocks commands (they lock their game's row) for the duration.
     """
@@ -37,11 +44,13 @@ def rebuild_games() -> int:
         with connection.cursor() as cursor:
             cursor.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
         Game.objects.all().delete()
+        if boards:
+            leaderboards.clear_results()
         streams.cache.clear()
         names = dict(get_user_model().objects.values_list("pk", "username"))
 
         def save_stream(stream: streams.Stream) -> None:
-            create(stream, GameSummary.of(stream, owner=names[stream.owner_id]))
+            create(stream, GameSummary.of(stream, owner=names[stream.owner_id]), boards=boards)
 
         count = 0
         current: streams.Stream | None = None
@@ -54,6 +63,8 @@ def rebuild_games() -> int:
         if current is not None:
             save_stream(current)
             count += 1
+        if boards:
+            leaderboards.rebuild()
     return count
 
 

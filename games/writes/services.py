@@ -25,6 +25,7 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from games import clock, engine
+from games.boards import projection as boards
 from games.dailies import challenges, standings
 from games.errors import (
     BadDeal,
@@ -398,7 +399,8 @@ def _append(
     else:
         after = streams.advance(stream, event)
     summary = GameSummary.of(after, owner=owner)
-    position = appends.append(
+    finishing = after.finished and not stream.finished
+    stored = appends.append(
         appends.Appended(
             game=stream.game_id,
             after=stream.version,
@@ -413,10 +415,13 @@ def _append(
         game_row=summary.row(),
         standing_row=standings.standing_fields(after) if after.challenge is not None else None,
         check_ban=check_ban,
+        finishing=boards.finishing_params(after) if finishing else None,
     )
-    if position is None:
+    if stored is None:
         return None
-    event.position = position
+    if stored.reordered:
+        boards.repair(after)
+    event.position = stored.position
     publish.after_commit(after, summary, event)
     return CommandResult(after, summary, event)
 

@@ -35,6 +35,8 @@ OPERATIONS = {
     ("/api/v1/challenges/{date}", "get"): ("challenge_get", 200),
     ("/api/v1/challenges/{date}/join", "post"): ("challenge_join", 201),
     ("/api/v1/challenges/{date}/standings", "get"): ("challenge_standings", 200),
+    ("/api/v1/leaderboards", "get"): ("leaderboards_list", 200),
+    ("/api/v1/leaderboards/{scope}/{metric}", "get"): ("leaderboard_get", 200),
 }
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
@@ -114,6 +116,8 @@ def test_every_success_body_validates(api, alice, sample_deal):
     player.post("/api/v1/challenges/today/join")  # 200: joined before
     anyone.get("/api/v1/challenges/today/standings")
     anyone.get(f"/api/v1/challenges/{dailies.today().isoformat()}")
+    anyone.get("/api/v1/leaderboards")
+    player.get("/api/v1/leaderboards/classic/wins?period=week")
 
     successes = {(path, method, status) for path, method, status in api.validated}
     assert {(*key, status) for key, (_, status) in OPERATIONS.items()} <= successes

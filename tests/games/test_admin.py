@@ -26,7 +26,15 @@ DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
-OUR_MODELS = ("playeraccount", "game", "event", "dailychallenge", "standing", "moderationact")
+OUR_MODELS = (
+    "playeraccount",
+    "game",
+    "event",
+    "dailychallenge",
+    "standing",
+    "moderationact",
+    "boardentry",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -94,6 +102,8 @@ def admin_pages(world) -> list[str]:
         "/admin/games/standing/?suspicious=any&player_banned=no",
         "/admin/games/playeraccount/?banned=yes&q=ali",
         "/admin/games/moderationact/?act__exact=void&q=void",
+        "/admin/games/boardentry/?kind=week&player_banned=no&q=bob",
+        "/admin/games/boardentry/?kind=month&scope=daily",
         # The links of a player's and a challenge's pages.
         f"/admin/games/game/?owner__id__exact={Game.objects.get(id=game).owner_id}",
         f"/admin/games/standing/?player__id__exact={Standing.objects.get().player_id}",

@@ -22,6 +22,7 @@ def test_an_account_becomes_staff_with_exactly_the_moderation_rights(alice) -> N
         "games.view_dailychallenge",
         "games.view_standing",
         "games.view_moderationact",
+        "games.view_boardentry",
         "games.moderate",
     }
     assert "alice is a moderator" in out.getvalue()

@@ -22,6 +22,7 @@ PERMISSIONS = (
     ("games", "view_dailychallenge"),
     ("games", "view_standing"),
     ("games", "view_moderationact"),
+    ("games", "view_boardentry"),
     ("games", "moderate"),
 )
 

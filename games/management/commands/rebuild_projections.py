@@ -8,7 +8,8 @@ from games.writes.projections import rebuild_games, rebuild_players
 
 class Command(BaseCommand):
     help = (
-        "Rebuild the read models: game summaries and standings from the event store, "
+        "Rebuild the read models: game summaries, standings and leaderboards from the "
+        "event store, "
         "players' bans from the moderation log."
     )
 

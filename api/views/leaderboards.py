@@ -1,0 +1,86 @@
+"""Leaderboards: which boards exist, and a page of one board with the caller's own row."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
+
+from api import messages, serializers
+from api.schema import errors
+from api.views import callers
+from games.reads import selectors, shapes
+
+_TAGS = ["leaderboards"]
+
+
+class BoardsApi(APIView):
+    @extend_schema(
+        operation_id="leaderboards_list",
+        summary="Which leaderboards exist: every scope has every metric in every period",
+        tags=_TAGS,
+        responses={200: serializers.BoardsOut, **errors()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.boards())
+
+
+class LeaderboardApi(APIView):
+    @extend_schema(
+        operation_id="leaderboard_get",
+        summary="A page of a leaderboard, best first, with the caller's own row and rank",
+        tags=_TAGS,
+        parameters=[
+            OpenApiParameter(
+                "scope",
+                str,
+                OpenApiParameter.PATH,
+                enum=list(shapes.SCOPES.values),
+                description="daily, or a ruleset's name",
+            ),
+            OpenApiParameter(
+                "metric", str, OpenApiParameter.PATH, enum=list(shapes.METRICS.values)
+            ),
+            OpenApiParameter(
+                "period", str, enum=list(shapes.PERIODS.values), description="default all"
+            ),
+            OpenApiParameter(
+                "at",
+                OpenApiTypes.STR,
+                description="which month (YYYY-MM) or ISO week (YYYY-Www), or a day "
+                "(YYYY-MM-DD) within it; default: the current one (UTC)",
+            ),
+            OpenApiParameter("limit", int, description="rows a page: 1..200, default 50"),
+            OpenApiParameter("cursor", str, description="from a previous page's next"),
+        ],
+        responses={200: serializers.LeaderboardOut, **errors(400, 404)},
+    )
+    def get(self, request: Request, scope: str, metric: str) -> Response:
+        query = serializers.LeaderboardQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        try:
+            board = selectors.board_get(
+                scope=scope, metric=metric, period=data["period"], at=data.get("at")
+            )
+        except ValueError:
+            raise ValidationError({"at": [messages.BAD_PERIOD_AT]}) from None
+        after = None
+        if "cursor" in data:
+            try:
+                after = selectors.board_position(data["cursor"])
+            except ValueError:
+                raise ValidationError({"cursor": [messages.BAD_CURSOR]}) from None
+        body, cursor = selectors.leaderboard(
+            board, viewer=callers.viewer(request), after=after, limit=data["limit"]
+        )
+        if cursor is not None:
+            url = request.build_absolute_uri()
+            for name, value in (("period", board.period), ("at", board.key), ("cursor", cursor)):
+                url = replace_query_param(url, name, value)
+            body["next"] = url
+        return Response(body)
