@@ -42,6 +42,13 @@ MESSAGES: dict[str, Promise] = {
         "Another player's game of an open daily challenge cannot be seen until it closes."
     ),
     "challenge_closed": _("This daily challenge is over: it can no longer be joined."),
+    "contest_in_progress": _(
+        "Another player's game of a running race or arena cannot be seen until it ends."
+    ),
+    "contest_closed": _("This race or arena is over."),
+    "contest_not_started": _("This race or arena has not started yet."),
+    "race_started": _("This race has started: it can no longer be joined."),
+    "not_entrant": _("Only the players who joined this race before its start can play it."),
     "not_found": _("Not found."),
     "method_not_allowed": _("This method is not allowed here."),
     "not_acceptable": _("This resource is only available as application/json."),
@@ -63,6 +70,8 @@ BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
 SEED_OR_DEAL = _("Give a seed or a deal, not both.")
 BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
 BAD_CURSOR = _("This cursor is not valid.")
+COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
+AT_MOST = _("At most %(limit)d.")
 
 
 def message(code: str, **params: Any) -> str:

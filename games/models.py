@@ -4,11 +4,14 @@ Application code imports them from where they live (``games.store.models``,
 ``games.dailies.models``), never from this module, so that the layers stay visible.
 """
 
-from games.dailies.models import DailyChallenge, Standing
+from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
 from games.store.models import Event, Game, ModerationAct, Player, PlayerAccount
 
 __all__ = [
+    "Contest",
+    "ContestResult",
     "DailyChallenge",
+    "Entrant",
     "Event",
     "Game",
     "ModerationAct",

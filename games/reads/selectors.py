@@ -15,13 +15,21 @@ from typing import NamedTuple, cast
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Min, Q, QuerySet
 
-from games import engine
-from games.dailies import challenges, standings
-from games.dailies.models import DailyChallenge, Standing
+from games import clock, engine
+from games.dailies import challenges, contests, standings
+from games.dailies.models import Contest, DailyChallenge, Entrant, Standing
 from games.engine.hint import hint
 from games.errors import GameNotFound, PlayerNotFound
 from games.reads import presenters, visibility
-from games.reads.shapes import ActionBody, PlayerBody, StandingBody
+from games.reads.shapes import (
+    ActionBody,
+    ArenaBody,
+    ArenaStandingBody,
+    PlayerBody,
+    RaceBody,
+    RaceStandingBody,
+    StandingBody,
+)
 from games.reads.visibility import Sight, Viewer
 from games.store import streams
 from games.store.models import Event, Game
@@ -194,3 +202,91 @@ def _streaks(days: list[dt.date], today: dt.date) -> tuple[int, int]:
         previous = day
     current = run if previous is not None and today - previous <= dt.timedelta(days=1) else 0
     return current, best
+
+
+# --- Races and arenas (contests) -----------------------------------------------------------------
+
+
+def race_get(key: str | uuid.UUID) -> Contest:
+    """The race whose id or short code is ``key`` (:class:`ContestNotFound` otherwise)."""
+    return contests.contest_get(key, Contest.Kind.RACE)
+
+
+def arena_get(key: str | uuid.UUID) -> Contest:
+    """The arena whose id is ``key`` (:class:`ContestNotFound` otherwise)."""
+    return contests.contest_get(key, Contest.Kind.ARENA)
+
+
+def contest_list(*, kind: str, viewer: Viewer, status: str | None = None) -> QuerySet[Contest]:
+    """The races or arenas ``viewer`` finds listed, newest start first: public ones, those
+    they made or joined, and every one for staff; ``status`` filters by phase."""
+    rows = Contest.objects.select_related("creator").filter(kind=kind)
+    if not viewer.staff:
+        shown = Q(public=True)
+        if viewer.user_id is not None:
+            shown |= Q(creator_id=viewer.user_id) | Q(
+                id__in=Entrant.objects.filter(player_id=viewer.user_id).values("contest_id")
+            )
+        rows = rows.filter(shown)
+    now = clock.now()
+    over = Q(ends_at__lte=now) | Q(finished_at__isnull=False)
+    if status == contests.SCHEDULED:
+        rows = rows.filter(starts_at__gt=now)
+    elif status == contests.RUNNING:
+        rows = rows.filter(starts_at__lte=now).exclude(over)
+    elif status == contests.FINISHED:
+        rows = rows.filter(over)
+    return rows.order_by("-starts_at", "id")
+
+
+def _entrants(contest: Contest) -> int:
+    return Entrant.objects.filter(contest=contest).count()
+
+
+def race_view(race: Contest) -> RaceBody:
+    """A race as anyone sees it: its seeds only once it is finished."""
+    return presenters.race_body(race, _entrants(race))
+
+
+def arena_view(arena: Contest) -> ArenaBody:
+    """An arena as anyone sees it: its seeds only once it is finished."""
+    return presenters.arena_body(arena, _entrants(arena))
+
+
+def race_standings(race: Contest) -> list[RaceStandingBody]:
+    """A race's standings, best first (docs/api.md#race-standings)."""
+    entries: list[RaceStandingBody] = json.loads(contests.ranked(race)[1])
+    return entries
+
+
+def arena_standings(arena: Contest) -> list[ArenaStandingBody]:
+    """An arena's leaderboard, most points first (docs/api.md#arena-standings)."""
+    entries: list[ArenaStandingBody] = json.loads(contests.ranked(arena)[1])
+    return entries
+
+
+def contest_frame(contest: Contest) -> tuple[int, str]:
+    """``(revision, the standings frame as JSON text)`` of a race or arena, in one query."""
+    revision, results = contests.ranked(contest)
+    return revision, f'{{"type": "standings", "results": {results}}}'
+
+
+def contest_refresh(contest: Contest) -> Contest:
+    """The contest's row as it is now (its phase may have moved on)."""
+    return Contest.objects.select_related("creator").get(id=contest.id)
+
+
+def contest_games(contest: Contest, viewer: Viewer) -> list[Seen]:
+    """The games of a race or arena that ``viewer`` may read, by player then round: their
+    own while it runs (staff: everyone's, as ``visibility.sight`` masks them), everyone's
+    once it is finished."""
+    rows = Game.objects.select_related("owner").filter(contest=contest.id)
+    if contests.phase(contest) != contests.FINISHED and not viewer.staff:
+        rows = rows.filter(owner_id=viewer.user_id or 0)
+    seen = []
+    for row in rows.order_by("owner__username", "round"):
+        game = GameSummary.from_row(row)
+        sight = visibility.sight(viewer, game)
+        if sight.readable:
+            seen.append(Seen(game, sight))
+    return seen

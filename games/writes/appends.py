@@ -4,10 +4,11 @@ A command no longer locks its game's row: it runs the engine on the state it hol
 process's stream cache), then sends one statement that, atomically, updates the ``Game``
 row *only if* it is still at the version the command was decided on (and its owner is not
 banned, and the idempotency key is unused), inserts the event, and upserts the game's daily
-standing. The row lock PostgreSQL takes for that ``UPDATE`` orders concurrent writers: a
-writer that lost the race re-checks the guard on the new row and changes nothing. So a
-command costs one round trip when the process knew the game's latest version, and no
-transaction is left open while Python runs (docs/architecture.md#the-command-path).
+standing (or its race's or arena's result: ``games_contest_result``). The row lock
+PostgreSQL takes for that ``UPDATE`` orders concurrent writers: a writer that lost the race
+re-checks the guard on the new row and changes nothing. So a command costs one round trip
+when the process knew the game's latest version, and no transaction is left open while
+Python runs (docs/architecture.md#the-command-path).
 
 When the guard fails, :func:`why_not` reads in one query what changed: the current version,
 whether the owner is banned, and the first command that carried the idempotency key. The
@@ -24,6 +25,8 @@ from typing import Any, NamedTuple
 
 from django.db import connection
 from psycopg.types.json import Jsonb
+
+from games.dailies import contests
 
 _GAME_COLUMNS = (
     "version",
@@ -57,6 +60,9 @@ _STANDING_COLUMNS = (
     "rhythm_cv",
 )
 
+#: Columns of ``games_contest_result``, as the contests layer defines them.
+_RESULT_COLUMNS = contests.RESULT_COLUMNS
+
 _HEAD = f"""
 WITH head AS (
     UPDATE games_game AS g
@@ -75,6 +81,13 @@ standing AS (
     ON CONFLICT (game_id) DO UPDATE SET
     {", ".join(f"{column} = EXCLUDED.{column}" for column in _STANDING_COLUMNS)}
 )"""
+_RESULT = f""",
+result AS (
+    INSERT INTO games_contest_result (game_id, {", ".join(_RESULT_COLUMNS)})
+    SELECT id, {", ".join(f"%(r_{column})s" for column in _RESULT_COLUMNS)} FROM head
+    ON CONFLICT (game_id) DO UPDATE SET
+    {", ".join(f"{column} = EXCLUDED.{column}" for column in _RESULT_COLUMNS)}
+)"""
 _EVENT = """
 INSERT INTO games_event
     (game_id, seq, type, data, schema_version, actor_id, at, idempotency_key, request_hash)
@@ -85,6 +98,7 @@ RETURNING position"""
 
 APPEND = _HEAD + _EVENT
 APPEND_WITH_STANDING = _HEAD + _STANDING + _EVENT
+APPEND_WITH_RESULT = _HEAD + _RESULT + _EVENT
 
 WHY_NOT = """
 SELECT g.version,
@@ -116,11 +130,12 @@ def append(
     game_row: dict[str, Any],
     standing_row: dict[str, Any] | None,
     check_ban: bool,
+    result_row: dict[str, Any] | None = None,
 ) -> int | None:
     """Append ``event`` and write the game's row (``game_row``: the projected fields) and,
-    for a daily game, its standing, in one statement; the event's global position, or
-    ``None`` when the guard refused: the game has moved on, its owner is banned (with
-    ``check_ban``) or the key was used."""
+    for a daily game, its standing (for a race's or arena's, its result), in one statement;
+    the event's global position, or ``None`` when the guard refused: the game has moved on,
+    its owner is banned (with ``check_ban``) or the key was used."""
     params: dict[str, Any] = {
         "game": event.game,
         "after": event.after,
@@ -141,6 +156,10 @@ def append(
         statement = APPEND_WITH_STANDING
         for column in _STANDING_COLUMNS:
             params[f"s_{column}"] = standing_row[column]
+    elif result_row is not None:
+        statement = APPEND_WITH_RESULT
+        for column in _RESULT_COLUMNS:
+            params[f"r_{column}"] = result_row[column]
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
         row = cursor.fetchone()

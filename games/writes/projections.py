@@ -11,8 +11,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from games.dailies import standings
-from games.dailies.models import Standing
+from games.dailies import contests, standings
+from games.dailies.models import ContestResult, Standing
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
 from games.store.summary import GameSummary
@@ -21,11 +21,13 @@ from games.store.summary import GameSummary
 def create(stream: streams.Stream, summary: GameSummary) -> None:
     """Write the read models of a game that has none yet (made now, or rebuilt), whose
     stream is ``stream`` and summary ``summary``: its ``Game`` row and, for a daily
-    challenge game, its ``Standing`` (inside the caller's transaction). Appends update them
-    in their own statement (``games.writes.appends``)."""
+    challenge game, its ``Standing`` (a race's or arena's: its ``ContestResult``), inside the
+    caller's transaction. Appends update them in their own statement (``games.writes.appends``)."""
     Game.objects.create(id=summary.id, **summary.row())
     if stream.challenge is not None:
         Standing.objects.create(game_id=stream.game_id, **standings.standing_fields(stream))
+    if stream.contest is not None:
+        ContestResult.objects.create(game_id=stream.game_id, **contests.result_fields(stream))
 
 
 def rebuild_games() -> int:

@@ -1,0 +1,416 @@
+"""Races and arenas: contests that own a window, a ruleset and a secret sequence of deals.
+
+A contest is in one of three phases, a function of the injectable clock (``games.clock``)
+and of its row, never of a timer: ``scheduled`` before ``starts_at``, ``running`` until
+``ends_at`` (or until every racer has finished every deal, for a race: ``finished_at``),
+then ``finished``. Whoever looks next (a request, a watcher's tick) sees the new phase; the
+two acts a phase change calls for happen under the contest row's lock, once:
+
+- a race's **start** seals its entrants (``started_at``): a join that locks the row after
+  the seal, or after ``starts_at`` by the clock, is refused, so the racers are exactly
+  those who joined before the start instant, even under concurrent joins;
+- a race's **early finish** (``finished_at``) once every racer has finished every deal.
+
+While a contest is not ``finished`` its deals are secret: ``games.reads.visibility`` asks
+:func:`is_secret`. Each deal's seed comes from ``games.dailies.secrets``.
+
+The results (``ContestResult``) are a projection of each game's events, one row per game
+written with each event; the ranking is read in one query, as JSON built by PostgreSQL,
+with a revision so that newer standings are never replaced by older ones (as the daily
+standings are: ``games.dailies.standings``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import uuid
+from secrets import choice
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+
+from games import clock, engine
+from games.dailies import arenas, secrets
+from games.dailies.models import Contest, Entrant
+from games.errors import ContestNotFound, RaceStarted
+from games.store import streams
+
+SCHEDULED = "scheduled"
+RUNNING = "running"
+FINISHED = "finished"
+PHASES = (SCHEDULED, RUNNING, FINISHED)
+
+#: A race's short code: 6 characters a person can read out (no 0/O, 1/I).
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+
+MIN_DEALS, MAX_DEALS = 1, 5
+
+
+def phase(contest: Contest, now: dt.datetime | None = None) -> str:
+    """``scheduled``, ``running`` or ``finished``, by the clock."""
+    now = clock.now() if now is None else now
+    if now < contest.starts_at:
+        return SCHEDULED
+    if now >= contest.ends_at or contest.finished_at is not None:
+        return FINISHED
+    return RUNNING
+
+
+def ended_at(contest: Contest) -> dt.datetime:
+    """When the results became final (or will, at the latest)."""
+    return contest.finished_at or contest.ends_at
+
+
+# --- Secrecy: asked by games.reads.visibility for every game of a contest ------------------------
+
+_windows: dict[uuid.UUID, tuple[dt.datetime, dt.datetime]] = {}
+_windows_lock = threading.Lock()
+
+
+def _window(contest_id: uuid.UUID) -> tuple[dt.datetime, dt.datetime]:
+    """``(starts_at, ends_at)`` of a contest, cached: they never change once it runs."""
+    found = _windows.get(contest_id)
+    if found is None:
+        row = Contest.objects.filter(id=contest_id).values_list("starts_at", "ends_at").first()
+        if row is None:
+            raise ContestNotFound()
+        found = (row[0], row[1])
+        if clock.now() >= found[0]:
+            with _windows_lock:
+                _windows[contest_id] = found
+    return found
+
+
+def is_secret(contest_id: uuid.UUID | str) -> bool:
+    """Whether the games of a contest still hide their deals: until it is ``finished``."""
+    key = contest_id if isinstance(contest_id, uuid.UUID) else uuid.UUID(contest_id)
+    _, ends_at = _window(key)
+    if clock.now() >= ends_at:
+        return False
+    return not Contest.objects.filter(id=key, finished_at__isnull=False).exists()
+
+
+def accepts_commands(contest_id: uuid.UUID | str) -> bool:
+    """Whether a game of the contest may still be played: until ``ends_at`` (an early
+    finish means every game is over already)."""
+    key = contest_id if isinstance(contest_id, uuid.UUID) else uuid.UUID(contest_id)
+    return clock.now() < _window(key)[1]
+
+
+def forget(contest_id: uuid.UUID) -> None:
+    """Drop the cached window of a contest (its window was edited before it started)."""
+    with _windows_lock:
+        _windows.pop(contest_id, None)
+
+
+# --- Finding contests ----------------------------------------------------------------------------
+
+
+def contest_get(key: str | uuid.UUID, kind: str) -> Contest:
+    """The race or arena (``kind``) whose id or (races) code is ``key``."""
+    query = Contest.objects.filter(kind=kind)
+    try:
+        found = query.filter(id=uuid.UUID(str(key))).first()
+    except ValueError:
+        found = query.filter(code=str(key).upper()).first() if kind == Contest.Kind.RACE else None
+    if found is None:
+        raise ContestNotFound()
+    return found
+
+
+def seeds(contest: Contest, rounds: int) -> list[int]:
+    """The seeds of the first ``rounds`` deals (secret: shown only once it is finished)."""
+    return [secrets.contest_seed(contest.id, n) for n in range(1, rounds + 1)]
+
+
+def rounds_dealt(contest: Contest) -> int:
+    """How many deals a contest has: a race's count, or the most any arena player reached."""
+    if contest.deals is not None:
+        return contest.deals
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(MAX(round), 0) FROM games_game WHERE contest = %s", [contest.id]
+        )
+        (most,) = cursor.fetchone()
+    return int(most)
+
+
+# --- Races ---------------------------------------------------------------------------------------
+
+
+def race_create(
+    *,
+    creator: Any,
+    rules: str,
+    deals: int,
+    starts_at: dt.datetime,
+    time_limit: dt.timedelta,
+    public: bool,
+    title: str = "",
+) -> Contest:
+    """A new race, its creator its first racer, with a fresh short code."""
+    now = clock.now()
+    for _attempt in range(8):
+        code = "".join(choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        try:
+            with transaction.atomic():
+                race = Contest.objects.create(
+                    id=uuid.uuid4(),
+                    kind=Contest.Kind.RACE,
+                    code=code,
+                    title=title,
+                    rules=rules,
+                    deals=deals,
+                    public=public,
+                    creator=creator,
+                    starts_at=starts_at,
+                    ends_at=starts_at + time_limit,
+                    created_at=now,
+                )
+                Entrant.objects.create(contest=race, player=creator, joined_at=now)
+                return race
+        except IntegrityError:  # the code was taken: draw another
+            continue
+    raise RuntimeError("could not draw a free race code")
+
+
+def race_join(race: Contest, player: Any) -> tuple[Entrant, bool]:
+    """The player's entry in ``race`` and whether it was made now: only before the start
+    (:class:`RaceStarted`), decided under the race row's lock, which the start takes too."""
+    with transaction.atomic():
+        locked = Contest.objects.select_for_update().get(id=race.id)
+        existing = Entrant.objects.filter(contest=locked, player=player).first()
+        if existing is not None:
+            return existing, False
+        now = clock.now()
+        if locked.started_at is None and now < locked.starts_at:
+            return Entrant.objects.create(contest=locked, player=player, joined_at=now), True
+        _seal(locked, now)
+    raise RaceStarted()
+
+
+def race_start(race: Contest) -> Contest:
+    """Seal the race's entrants once its start has come (idempotent); the race as it is."""
+    if race.started_at is not None or clock.now() < race.starts_at:
+        return race
+    with transaction.atomic():
+        locked = Contest.objects.select_for_update().get(id=race.id)
+        _seal(locked, clock.now())
+    return locked
+
+
+def _seal(race: Contest, now: dt.datetime) -> None:
+    if race.started_at is None and now >= race.starts_at:
+        race.started_at = now
+        race.save(update_fields=["started_at"])
+
+
+def entrant(contest: Contest, player: Any) -> Entrant | None:
+    return Entrant.objects.filter(contest=contest, player=player).first()
+
+
+_ALL_DONE = """
+UPDATE games_contest AS c SET finished_at = %(now)s
+WHERE c.id = %(contest)s AND c.kind = 'race' AND c.finished_at IS NULL AND c.ends_at > %(now)s
+  AND (SELECT COUNT(*) FROM games_contest_result r
+       WHERE r.contest_id = c.id AND r.status <> 'playing')
+    = c.deals * (SELECT COUNT(*) FROM games_contest_entrant e WHERE e.contest_id = c.id)
+RETURNING c.id"""
+
+
+def finish_if_done(contest_id: uuid.UUID) -> bool:
+    """End a race early once every racer has finished every deal; whether it ended now."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ALL_DONE, {"contest": contest_id, "now": clock.now()})
+        return cursor.fetchone() is not None
+
+
+# --- Arenas --------------------------------------------------------------------------------------
+
+
+def arena_create(
+    *,
+    rules: str,
+    starts_at: dt.datetime,
+    ends_at: dt.datetime,
+    title: str = "",
+    creator: Any = None,
+    rotation: str | None = None,
+) -> Contest:
+    """A new arena (staff's, or the rotation's ``rotation`` slot: one arena per slot)."""
+    if rotation is not None:
+        existing = Contest.objects.filter(rotation=rotation).first()
+        if existing is not None:
+            return existing
+    try:
+        with transaction.atomic():
+            return Contest.objects.create(
+                id=uuid.uuid4(),
+                kind=Contest.Kind.ARENA,
+                title=title,
+                rules=rules,
+                public=True,
+                creator=creator,
+                starts_at=starts_at,
+                ends_at=ends_at,
+                created_at=clock.now(),
+                rotation=rotation,
+            )
+    except IntegrityError:  # another process made this slot's arena at the same moment
+        return Contest.objects.get(rotation=rotation)
+
+
+#: The periods a rotation knows, as (slot label, start of the period holding ``now``, length).
+def _period(every: str, now: dt.datetime) -> tuple[str, dt.datetime, dt.timedelta]:
+    day = dt.datetime.combine(now.astimezone(dt.UTC).date(), dt.time(0), tzinfo=dt.UTC)
+    if every == "daily":
+        return day.date().isoformat(), day, dt.timedelta(days=1)
+    if every == "weekly":
+        monday = day - dt.timedelta(days=day.weekday())
+        year, week, _ = monday.isocalendar()
+        return f"{year}-W{week:02d}", monday, dt.timedelta(days=7)
+    raise ValueError(f"unknown arena period {every!r} (daily, weekly)")
+
+
+def parse_rotation(text: str) -> list[tuple[str, str]]:
+    """``ARENA_ROTATION`` (``"classic:weekly,wasp:daily"``) as ``[(rules, period)]``."""
+    slots = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        rules, _, every = item.partition(":")
+        if rules not in engine.RULESETS:
+            raise ValueError(f"ARENA_ROTATION: unknown ruleset {rules!r}")
+        _period(every or "weekly", clock.now())
+        slots.append((rules, every or "weekly"))
+    return slots
+
+
+def rotation_arenas(rotation: str, now: dt.datetime | None = None) -> list[Contest]:
+    """The arenas of the current period of every slot of ``rotation``, made if missing."""
+    now = clock.now() if now is None else now
+    made = []
+    for rules, every in parse_rotation(rotation):
+        label, start, length = _period(every, now)
+        made.append(
+            arena_create(
+                rules=rules,
+                starts_at=start,
+                ends_at=start + length,
+                title=f"{rules} {every} arena {label}",
+                rotation=f"{rules}:{every}:{label}",
+            )
+        )
+    return made
+
+
+# --- Results: the projection, and the ranking ----------------------------------------------------
+
+
+def result_fields(stream: streams.Stream) -> dict[str, Any]:
+    """The ``ContestResult`` row of a contest game's stream."""
+    state = stream.state
+    end = stream.finished_at or stream.updated_at
+    elapsed_ms = (end - stream.created_at) // dt.timedelta(milliseconds=1)
+    sequences = len(state.removed)
+    return {
+        "contest_id": stream.contest,
+        "player_id": stream.owner_id,
+        "round": stream.round,
+        "status": state.status,
+        "moves": state.moves,
+        "score": state.score,
+        "sequences": sequences,
+        "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
+        "elapsed_ms": elapsed_ms,
+        "finished_at": stream.finished_at,
+        "points": arenas.points(
+            status=state.status, sequences=sequences, elapsed_ms=elapsed_ms, voided=stream.voided
+        ),
+        "version": stream.version,
+        "voided": stream.voided,
+        "joined_at": stream.created_at,
+    }
+
+
+#: Columns of ``games_contest_result`` that each append writes (``games.writes.appends``).
+RESULT_COLUMNS = (
+    "contest_id",
+    "player_id",
+    "round",
+    "status",
+    "moves",
+    "score",
+    "sequences",
+    "revealed",
+    "elapsed_ms",
+    "finished_at",
+    "points",
+    "version",
+    "voided",
+    "joined_at",
+)
+
+# Who counts: results not voided, of players not banned. A race ranks every racer who
+# joined (those who never opened a deal with zeros); an arena every player with a deal.
+_SCOPE = """
+    FROM games_contest_entrant e
+    JOIN auth_user u ON u.id = e.player_id
+    LEFT JOIN games_player p ON p.user_id = e.player_id
+    LEFT JOIN games_contest_result r
+      ON r.contest_id = e.contest_id AND r.player_id = e.player_id AND NOT r.voided
+    WHERE e.contest_id = %(contest)s AND NOT COALESCE(p.banned, FALSE)
+    GROUP BY e.id, u.username, e.joined_at"""
+
+_RACE = f"""
+WITH totals AS (
+    SELECT u.username AS player, e.joined_at, e.id AS entry,
+           COUNT(r.game_id) FILTER (WHERE r.status = 'won') AS won,
+           COUNT(r.game_id) FILTER (WHERE r.status <> 'playing') AS finished,
+           COALESCE(SUM(r.sequences), 0) AS sequences, COALESCE(SUM(r.revealed), 0) AS revealed,
+           COALESCE(SUM(r.score), 0) AS score, COALESCE(SUM(r.moves), 0) AS moves,
+           MAX(r.finished_at) FILTER (WHERE r.status = 'won') AS last_win
+    {_SCOPE}
+), ranked AS (
+    SELECT t.*, row_number() OVER (ORDER BY won DESC, last_win ASC NULLS LAST,
+               sequences DESC, revealed DESC, score DESC, joined_at ASC, entry ASC) AS rank
+    FROM totals t
+)
+SELECT (SELECT COALESCE(SUM(version), 0) FROM games_contest_result
+        WHERE contest_id = %(contest)s)
+       + (SELECT COUNT(*) FROM games_contest_entrant WHERE contest_id = %(contest)s),
+       COALESCE(json_agg(json_build_object(
+           'rank', rank, 'player', player, 'won', won, 'finished', finished,
+           'sequences', sequences, 'revealed', revealed, 'score', score, 'moves', moves,
+           'elapsed_ms', (EXTRACT(EPOCH FROM (last_win - %(starts_at)s)) * 1000)::bigint)
+         ORDER BY rank), '[]'::json)::text
+FROM ranked"""
+
+_ARENA = f"""
+WITH totals AS (
+    SELECT u.username AS player, e.joined_at, e.id AS entry,
+           COALESCE(SUM(r.points), 0) AS points, COUNT(r.game_id) AS played,
+           COUNT(r.game_id) FILTER (WHERE r.status = 'won') AS won,
+           COALESCE(SUM(r.sequences), 0) AS sequences
+    {_SCOPE}
+), ranked AS (
+    SELECT t.*, row_number() OVER (ORDER BY points DESC, won DESC, joined_at ASC, entry ASC)
+           AS rank
+    FROM totals t
+)
+SELECT (SELECT COALESCE(SUM(version), 0) FROM games_contest_result
+        WHERE contest_id = %(contest)s)
+       + (SELECT COUNT(*) FROM games_contest_entrant WHERE contest_id = %(contest)s),
+       COALESCE(json_agg(json_build_object(
+           'rank', rank, 'player', player, 'points', points, 'played', played, 'won', won,
+           'sequences', sequences) ORDER BY rank), '[]'::json)::text
+FROM ranked"""
+
+
+def ranked(contest: Contest) -> tuple[int, str]:
+    """``(revision, JSON text of the ranked results)`` of a race or arena, in one query."""
+    statement = _RACE if contest.kind == Contest.Kind.RACE else _ARENA
+    with connection.cursor() as cursor:
+        cursor.execute(statement, {"contest": contest.id, "starts_at": contest.starts_at})
+        revision, results = cursor.fetchone()
+    return int(revision), results
