@@ -207,6 +207,16 @@ def _seal(race: Contest, now: dt.datetime) -> None:
         race.save(update_fields=["started_at"])
 
 
+def entered_unfinished(player_id: int) -> list[uuid.UUID]:
+    """The races and arenas a player entered whose results are not final yet (a ban or an
+    unban changes their standings)."""
+    now = clock.now()
+    rows = Entrant.objects.filter(
+        player_id=player_id, contest__ends_at__gt=now, contest__finished_at__isnull=True
+    )
+    return list(rows.values_list("contest_id", flat=True))
+
+
 def entrant(contest: Contest, player: Any) -> Entrant | None:
     return Entrant.objects.filter(contest=contest, player=player).first()
 
