@@ -363,32 +363,40 @@ RESULT_COLUMNS = (
 
 # Who counts: results not voided, of players not banned. A race ranks every racer who
 # joined (those who never opened a deal with zeros); an arena every player with a deal.
+# Each entrant's totals are one index lookup of its own results (``LATERAL`` on
+# ``contest_result_player``), so the cost grows with the field, whatever the planner's
+# estimates say, and never with the number of events.
 _SCOPE = """
     FROM games_contest_entrant e
     JOIN auth_user u ON u.id = e.player_id
     LEFT JOIN games_player p ON p.user_id = e.player_id
-    LEFT JOIN games_contest_result r
-      ON r.contest_id = e.contest_id AND r.player_id = e.player_id AND NOT r.voided
-    WHERE e.contest_id = %(contest)s AND NOT COALESCE(p.banned, FALSE)
-    GROUP BY e.id, u.username, e.joined_at"""
+    CROSS JOIN LATERAL (
+        SELECT {totals}
+        FROM games_contest_result r
+        WHERE r.contest_id = e.contest_id AND r.player_id = e.player_id AND NOT r.voided
+    ) t
+    WHERE e.contest_id = %(contest)s AND NOT COALESCE(p.banned, FALSE)"""
 
-_RACE = f"""
-WITH totals AS (
-    SELECT u.username AS player, e.joined_at, e.id AS entry,
-           COUNT(r.game_id) FILTER (WHERE r.status = 'won') AS won,
-           COUNT(r.game_id) FILTER (WHERE r.status <> 'playing') AS finished,
-           COALESCE(SUM(r.sequences), 0) AS sequences, COALESCE(SUM(r.revealed), 0) AS revealed,
-           COALESCE(SUM(r.score), 0) AS score, COALESCE(SUM(r.moves), 0) AS moves,
-           MAX(r.finished_at) FILTER (WHERE r.status = 'won') AS last_win
-    {_SCOPE}
-), ranked AS (
-    SELECT t.*, row_number() OVER (ORDER BY won DESC, last_win ASC NULLS LAST,
-               sequences DESC, revealed DESC, score DESC, joined_at ASC, entry ASC) AS rank
-    FROM totals t
-)
+_REVISION = """
 SELECT (SELECT COALESCE(SUM(version), 0) FROM games_contest_result
         WHERE contest_id = %(contest)s)
-       + (SELECT COUNT(*) FROM games_contest_entrant WHERE contest_id = %(contest)s),
+       + (SELECT COUNT(*) FROM games_contest_entrant WHERE contest_id = %(contest)s),"""
+
+_RACE_TOTALS = """COUNT(*) FILTER (WHERE r.status = 'won') AS won,
+               COUNT(*) FILTER (WHERE r.status <> 'playing') AS finished,
+               COALESCE(SUM(r.sequences), 0) AS sequences,
+               COALESCE(SUM(r.revealed), 0) AS revealed,
+               COALESCE(SUM(r.score), 0) AS score, COALESCE(SUM(r.moves), 0) AS moves,
+               MAX(r.finished_at) FILTER (WHERE r.status = 'won') AS last_win"""
+
+_RACE = f"""
+WITH ranked AS (
+    SELECT u.username AS player, t.*, row_number() OVER (ORDER BY t.won DESC,
+               t.last_win ASC NULLS LAST, t.sequences DESC, t.revealed DESC, t.score DESC,
+               e.joined_at ASC, e.id ASC) AS rank
+    {_SCOPE.format(totals=_RACE_TOTALS)}
+)
+{_REVISION}
        COALESCE(json_agg(json_build_object(
            'rank', rank, 'player', player, 'won', won, 'finished', finished,
            'sequences', sequences, 'revealed', revealed, 'score', score, 'moves', moves,
@@ -396,21 +404,17 @@ SELECT (SELECT COALESCE(SUM(version), 0) FROM games_contest_result
          ORDER BY rank), '[]'::json)::text
 FROM ranked"""
 
+_ARENA_TOTALS = """COALESCE(SUM(r.points), 0) AS points, COUNT(*) AS played,
+               COUNT(*) FILTER (WHERE r.status = 'won') AS won,
+               COALESCE(SUM(r.sequences), 0) AS sequences"""
+
 _ARENA = f"""
-WITH totals AS (
-    SELECT u.username AS player, e.joined_at, e.id AS entry,
-           COALESCE(SUM(r.points), 0) AS points, COUNT(r.game_id) AS played,
-           COUNT(r.game_id) FILTER (WHERE r.status = 'won') AS won,
-           COALESCE(SUM(r.sequences), 0) AS sequences
-    {_SCOPE}
-), ranked AS (
-    SELECT t.*, row_number() OVER (ORDER BY points DESC, won DESC, joined_at ASC, entry ASC)
-           AS rank
-    FROM totals t
+WITH ranked AS (
+    SELECT u.username AS player, t.*, row_number() OVER (ORDER BY t.points DESC,
+               t.won DESC, e.joined_at ASC, e.id ASC) AS rank
+    {_SCOPE.format(totals=_ARENA_TOTALS)}
 )
-SELECT (SELECT COALESCE(SUM(version), 0) FROM games_contest_result
-        WHERE contest_id = %(contest)s)
-       + (SELECT COUNT(*) FROM games_contest_entrant WHERE contest_id = %(contest)s),
+{_REVISION}
        COALESCE(json_agg(json_build_object(
            'rank', rank, 'player', player, 'points', points, 'played', played, 'won', won,
            'sequences', sequences) ORDER BY rank), '[]'::json)::text
