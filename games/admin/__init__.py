@@ -1,13 +1,14 @@
 """The moderators' Django admin, a module a page: players, games (with the replay), events,
-daily challenges and standings, and the moderation log. Staff only: Django's admin sends
+daily challenges and standings, races and arenas and their results, and the moderation
+log. Staff only: Django's admin sends
 everyone else to its login page. ``games.admin.common`` holds what the pages share."""
 
 from django.contrib import admin
 
-from games.admin import dailies, events, games, log, players
+from games.admin import contests, dailies, events, games, log, players
 
 admin.site.site_header = "Scorpion administration"
 admin.site.site_title = "Scorpion admin"
 admin.site.index_title = "Moderation"
 
-__all__ = ["dailies", "events", "games", "log", "players"]
+__all__ = ["contests", "dailies", "events", "games", "log", "players"]

@@ -362,7 +362,8 @@ RESULT_COLUMNS = (
 )
 
 # Who counts: results not voided, of players not banned. A race ranks every racer who
-# joined (those who never opened a deal with zeros); an arena every player with a deal.
+# joined (those who never opened a deal with zeros); an arena every player with a deal that
+# counts.
 # Each entrant's totals are one index lookup of its own results (``LATERAL`` on
 # ``contest_result_player``), so the cost grows with the field, whatever the planner's
 # estimates say, and never with the number of events.
@@ -412,7 +413,7 @@ _ARENA = f"""
 WITH ranked AS (
     SELECT u.username AS player, t.*, row_number() OVER (ORDER BY t.points DESC,
                t.won DESC, e.joined_at ASC, e.id ASC) AS rank
-    {_SCOPE.format(totals=_ARENA_TOTALS)}
+    {_SCOPE.format(totals=_ARENA_TOTALS)} AND t.played > 0
 )
 {_REVISION}
        COALESCE(json_agg(json_build_object(

@@ -138,6 +138,22 @@ def _games_of(contest: Contest, player: Any) -> list[Written]:
     ]
 
 
+def arena_schedule(
+    *,
+    rules: str,
+    starts_at: dt.datetime,
+    ends_at: dt.datetime,
+    title: str = "",
+    creator: User | None = None,
+) -> Contest:
+    """A staff's arena over ``starts_at``..``ends_at`` (the admin's form checks the window)."""
+    if ends_at <= starts_at:
+        raise ValueError("an arena ends after it starts")
+    return contests.arena_create(
+        rules=rules, starts_at=starts_at, ends_at=ends_at, title=title, creator=creator
+    )
+
+
 def race_start(race: Contest) -> Contest:
     """Seal the race's racers once its start has come (idempotent): the race as it is."""
     return contests.race_start(race)

@@ -22,6 +22,9 @@ PERMISSIONS = (
     ("games", "view_dailychallenge"),
     ("games", "view_standing"),
     ("games", "view_moderationact"),
+    ("games", "view_contest"),
+    ("games", "add_contest"),
+    ("games", "view_contestresult"),
     ("games", "moderate"),
 )
 
