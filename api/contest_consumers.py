@@ -57,7 +57,15 @@ def _look(kind: str, key: str) -> dict[str, Any]:
 
 
 class ContestFeed(StandingsFeed):
-    """One race's or arena's standings and phase, for every watcher of this process."""
+    """One race's or arena's standings and phase, for every watcher of this process.
+
+    The feed holds the contest's ranking (``Board``, read once) and applies each game's
+    result a command publishes, then sends the standings: no read per change. A change
+    without a result (a join, a ban, a ping) or a player it does not know makes it read
+    the ranking again (coalesced as :class:`StandingsFeed` does); results that arrive
+    while it reads are applied on top (each carries its game's version, so applying one
+    twice or late changes nothing).
+    """
 
     def __init__(self, key: str, fetch: Any) -> None:
         super().__init__(key, fetch)
@@ -65,6 +73,47 @@ class ContestFeed(StandingsFeed):
         self.phase: str | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.ticking: asyncio.Future[None] | None = None
+        self.board: Any = None
+        self.pending: list[dict[str, Any]] = []
+        self.sending: asyncio.Future[None] | None = None
+
+    def applied(self, result: dict[str, Any] | None) -> None:
+        """A change: one game's new result, or (``None``) something to read again."""
+        if result is None or self.board is None or self.dirty:
+            if result is not None:
+                self.pending.append(result)
+            self.changed()
+            return
+        if self.task is not None and not self.task.done():
+            self.pending.append(result)  # a read is on its way: applied on top of it
+            return
+        if not self.board.apply(result):
+            self.changed()
+            return
+        if self.sending is None or self.sending.done():
+            self.sending = asyncio.ensure_future(self._deliver())
+
+    async def _deliver(self) -> None:
+        """Send the standings as they are when this runs, again while results were applied
+        meanwhile: a burst costs one render and one frame per watcher per round."""
+        sent = -1
+        while self.board is not None and self.board.revision != sent:
+            board = self.board
+            sent = board.revision
+            text = f'{{"type": "standings", "results": {board.text()}}}'
+            for watcher in list(self.watchers):
+                await watcher.deliver(sent, text)
+
+    async def _fetch(self) -> None:
+        while self.dirty and self.watchers:
+            self.dirty = False
+            board = await database_sync_to_async(self.fetch)()
+            for result in self.pending:
+                if not board.apply(result):
+                    self.dirty = True
+            self.pending.clear()
+            self.board = board
+            await self._deliver()
 
     def tick_soon(self) -> None:
         """Look at the clock now (a timer fired, a ping, or a race ended early)."""
@@ -144,8 +193,8 @@ class ContestConsumer(ClientFrames):
         self.keeper = asyncio.ensure_future(keep_membership(self))
         kind = self.kind
 
-        def fetch() -> tuple[int, str]:
-            return selectors.contest_frame(
+        def fetch() -> Any:
+            return selectors.contest_board(
                 selectors.race_get(contest) if kind == "race" else selectors.arena_get(contest)
             )
 
@@ -155,8 +204,10 @@ class ContestConsumer(ClientFrames):
         await self.send_json({"type": kind, kind: look["body"]})
         if look["phase"] == "scheduled" and kind == "race":
             await self.send_json(countdown(look))
-        revision, text = await database_sync_to_async(fetch)()
-        await self.deliver(revision, text)
+        if feed.board is None:
+            feed.board = await database_sync_to_async(fetch)()
+        board = feed.board
+        await self.deliver(board.revision, f'{{"type": "standings", "results": {board.text()}}}')
         if feed.phase is None:
             feed.phase = look["phase"]
             feed.arm(look)
@@ -170,7 +221,7 @@ class ContestConsumer(ClientFrames):
 
     async def standings_changed(self, message: dict[str, Any]) -> None:
         if self.feed is not None:
-            self.feed.changed()
+            self.feed.applied(message.get("result"))
 
     async def contest_phase(self, message: dict[str, Any]) -> None:
         if self.feed is not None:

@@ -10,10 +10,12 @@ the same rate whatever its size, while a probe racer sends commands one at a tim
 watcher, in a child process, follows ``/ws/races/{id}/``. For each probe command it times
 the delay from sending it to the watcher holding standings that include it: the whole path
 of a change (command, the racer's result upserted by the command's own statement, the
-coalesced ranking read once per round for every watcher of the process, the push, the
-socket). In the same run it times the ranking query alone. Printed: p50/p99 per field size,
-and the ratios against the 10-racer baseline of the same run (target for p99 at 500: at most
-1.5).
+result published, applied to the ranking each process holds, the push, the socket). The
+sizes take turns, a batch of probes each, so that other load on the machine falls on all
+alike. In the same run it times what a feed does per change (apply
+one result to the ranking it holds, render the standings) and the whole read it does on
+connecting. Printed: p50/p99 per field size, and the ratios against the 10-racer baseline
+of the same run (target for p99 at 500: at most 1.5).
 """
 
 from __future__ import annotations
@@ -94,20 +96,31 @@ def make_race(names: list[str]) -> tuple[str, int]:
     return str(race.id), secrets.contest_seed(race.id, 1)
 
 
-def ranking_seconds(race_id: str, rounds: int) -> float:
-    """Median time of the ranking query (what one round of the feed reads)."""
+def ranking_seconds(race_id: str, rounds: int) -> tuple[float, float]:
+    """Median times of reading the ranking whole (``load_board``: what a feed does on
+    connecting, or after a join or a ban) and of applying one game's new result to it and
+    rendering the standings (what a feed does for each command)."""
     from django.db import connection
 
+    from games.dailies import contests
     from games.reads import selectors
 
     race = selectors.race_get(race_id)
-    samples = []
+    reads, changes = [], []
     for _ in range(rounds):
         start = time.perf_counter()
-        selectors.contest_frame(race)
-        samples.append(time.perf_counter() - start)
+        board = contests.load_board(race)
+        board.text()
+        reads.append(time.perf_counter() - start)
+    row = dict(next(iter(board.results.values())))
+    for _ in range(rounds):
+        row = {**row, "version": row["version"] + 1, "moves": row["moves"] + 1}
+        start = time.perf_counter()
+        board.apply(row)
+        board.text()
+        changes.append(time.perf_counter() - start)
     connection.close()
-    return statistics.median(samples)
+    return statistics.median(reads), statistics.median(changes)
 
 
 def watcher(url: str, probe: str, reports: Connection) -> None:
@@ -178,12 +191,15 @@ class Field:
             client.close()
 
 
-def measure(field: Field, probe: str, reports: Connection, probes: int, rate: float) -> list[float]:
+def measure(
+    field: Field, probe: str, reports: Connection, probes: int, rate: float, moves: list[int]
+) -> list[float]:
+    """Time ``probes`` commands of the probe while the field plays; ``moves`` counts the
+    probe's moves so far (kept between batches)."""
     stop = threading.Event()
     background = threading.Thread(target=field.background, args=(probe, stop, rate))
     background.start()
     delays: list[float] = []
-    moves = 0
     try:
         while len(delays) < probes:
             time.sleep(0.05)
@@ -193,12 +209,12 @@ def measure(field: Field, probe: str, reports: Connection, probes: int, rate: fl
             command = field.play(probe)
             if command["type"] == "restart":
                 continue  # a restart leaves the count of moves as it is: nothing to see
-            moves += 1
+            moves[0] += 1
             while True:
                 if not reports.poll(30):
                     raise RuntimeError("the watcher saw no standings with the probe's move")
                 seen, at = reports.recv()
-                if seen >= moves:
+                if seen >= moves[0]:
                     delays.append(at - sent)
                     break
     finally:
@@ -211,9 +227,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer probes (smoke run)")
     args = parser.parse_args()
-    probes, rate = (15, 20.0) if args.quick else (60, 25.0)
+    # The field sizes take turns, a batch of probes each, so that whatever else loads the
+    # machine meanwhile falls on every size alike.
+    batches, batch, rate = (2, 10, 20.0) if args.quick else (6, 25, 25.0)
     database = fresh_database("scorpion_bench_race")
-    rows: list[tuple[int, list[float], float]] = []
+    delays: dict[int, list[float]] = {size: [] for size in FIELD_SIZES}
+    costs: dict[int, tuple[float, float]] = {}
+    children = []
+    fields: dict[int, tuple[Field, str, Connection, list[int]]] = {}
     try:
         django_setup(database)
         tokens = make_players(max(FIELD_SIZES) + len(FIELD_SIZES))
@@ -230,31 +251,38 @@ def main() -> None:
                 url = f"{base.replace('http', 'ws')}/ws/races/{race}/"
                 child = spawn.Process(target=watcher, args=(url, probe, reports), daemon=True)
                 child.start()
+                children.append(child)
                 receiving.recv()
-                try:
-                    delays = measure(field, probe, receiving, probes, rate)
-                finally:
-                    child.kill()
-                    field.close()
-                ranking = ranking_seconds(race, 100)
-                rows.append((size, delays, ranking))
-                p50, p99 = percentile(delays, 0.5) * 1e3, percentile(delays, 0.99) * 1e3
-                print(
-                    f"{size:>4} racers: command -> watcher p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
-                    f" | ranking query {ranking * 1e3:6.3f} ms",
-                    flush=True,
-                )
+                fields[size] = (field, probe, receiving, [0])
+                costs[size] = ranking_seconds(race, 50)
+            for _ in range(batches):
+                for size in FIELD_SIZES:
+                    field, probe, receiving, moves = fields[size]
+                    delays[size] += measure(field, probe, receiving, batch, rate, moves)
     finally:
+        for child in children:
+            child.kill()
+        for field, *_ in fields.values():
+            field.close()
         drop_database(database)
-    _, base_delays, base_ranking = rows[0]
+    for size in FIELD_SIZES:
+        p50, p99 = percentile(delays[size], 0.5) * 1e3, percentile(delays[size], 0.99) * 1e3
+        read, change = costs[size]
+        print(
+            f"{size:>4} racers: command -> watcher p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+            f" ({len(delays[size])} probes) | per change {change * 1e3:6.3f} ms,"
+            f" whole read {read * 1e3:6.3f} ms",
+            flush=True,
+        )
     print()
-    for size, delays, ranking in rows[1:]:
-        p50 = percentile(delays, 0.5) / percentile(base_delays, 0.5)
-        p99 = percentile(delays, 0.99) / percentile(base_delays, 0.99)
+    small = FIELD_SIZES[0]
+    for size in FIELD_SIZES[1:]:
+        p50 = percentile(delays[size], 0.5) / percentile(delays[small], 0.5)
+        p99 = percentile(delays[size], 0.99) / percentile(delays[small], 0.99)
         target = " (target <= 1.5)" if size == FIELD_SIZES[-1] else ""
         print(
-            f"ratio {size} vs {FIELD_SIZES[0]} racers: p50 {p50:.2f}, p99 {p99:.2f}{target};"
-            f" ranking query alone {ranking / base_ranking:.2f}"
+            f"ratio {size} vs {small} racers: p50 {p50:.2f}, p99 {p99:.2f}{target};"
+            f" per change {costs[size][1] / costs[small][1]:.2f}"
         )
 
 

@@ -15,14 +15,15 @@ While a contest is not ``finished`` its deals are secret: ``games.reads.visibili
 :func:`is_secret`. Each deal's seed comes from ``games.dailies.secrets``.
 
 The results (``ContestResult``) are a projection of each game's events, one row per game
-written with each event; the ranking is read in one query, as JSON built by PostgreSQL,
-with a revision so that newer standings are never replaced by older ones (as the daily
-standings are: ``games.dailies.standings``).
+written with each event. The ranking (:class:`Board`) is kept in memory by each process
+that has watchers and applied one game's result at a time, from the result the command
+publishes; it carries a revision so that newer standings are never replaced by older ones.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 import uuid
 from secrets import choice
@@ -361,71 +362,186 @@ RESULT_COLUMNS = (
     "joined_at",
 )
 
-# Who counts: results not voided, of players not banned. A race ranks every racer who
-# joined (those who never opened a deal with zeros); an arena every player with a deal that
-# counts.
-# Each entrant's totals are one index lookup of its own results (``LATERAL`` on
-# ``contest_result_player``), so the cost grows with the field, whatever the planner's
-# estimates say, and never with the number of events.
-_SCOPE = """
-    FROM games_contest_entrant e
-    JOIN auth_user u ON u.id = e.player_id
-    LEFT JOIN games_player p ON p.user_id = e.player_id
-    CROSS JOIN LATERAL (
-        SELECT {totals}
-        FROM games_contest_result r
-        WHERE r.contest_id = e.contest_id AND r.player_id = e.player_id AND NOT r.voided
-    ) t
-    WHERE e.contest_id = %(contest)s AND NOT COALESCE(p.banned, FALSE)"""
 
-_REVISION = """
-SELECT (SELECT COALESCE(SUM(version), 0) FROM games_contest_result
-        WHERE contest_id = %(contest)s)
-       + (SELECT COUNT(*) FROM games_contest_entrant WHERE contest_id = %(contest)s),"""
+def _ms(value: dt.datetime | None) -> int | None:
+    return None if value is None else int(value.timestamp() * 1000)
 
-_RACE_TOTALS = """COUNT(*) FILTER (WHERE r.status = 'won') AS won,
-               COUNT(*) FILTER (WHERE r.status <> 'playing') AS finished,
-               COALESCE(SUM(r.sequences), 0) AS sequences,
-               COALESCE(SUM(r.revealed), 0) AS revealed,
-               COALESCE(SUM(r.score), 0) AS score, COALESCE(SUM(r.moves), 0) AS moves,
-               MAX(r.finished_at) FILTER (WHERE r.status = 'won') AS last_win"""
 
-_RACE = f"""
-WITH ranked AS (
-    SELECT u.username AS player, t.*, row_number() OVER (ORDER BY t.won DESC,
-               t.last_win ASC NULLS LAST, t.sequences DESC, t.revealed DESC, t.score DESC,
-               e.joined_at ASC, e.id ASC) AS rank
-    {_SCOPE.format(totals=_RACE_TOTALS)}
-)
-{_REVISION}
-       COALESCE(json_agg(json_build_object(
-           'rank', rank, 'player', player, 'won', won, 'finished', finished,
-           'sequences', sequences, 'revealed', revealed, 'score', score, 'moves', moves,
-           'elapsed_ms', (EXTRACT(EPOCH FROM (last_win - %(starts_at)s)) * 1000)::bigint)
-         ORDER BY rank), '[]'::json)::text
-FROM ranked"""
+def result_message(stream: streams.Stream) -> dict[str, Any]:
+    """A contest game's result as the live path carries it (JSON and msgpack safe): what
+    :meth:`Board.apply` takes, so that a process's watchers get the change without a read."""
+    row = result_fields(stream)
+    return {
+        "game": str(stream.game_id),
+        "player": row["player_id"],
+        "round": row["round"],
+        "status": row["status"],
+        "moves": row["moves"],
+        "score": row["score"],
+        "sequences": row["sequences"],
+        "revealed": row["revealed"],
+        "finished_ms": _ms(row["finished_at"]),
+        "points": row["points"],
+        "version": row["version"],
+        "voided": row["voided"],
+    }
 
-_ARENA_TOTALS = """COALESCE(SUM(r.points), 0) AS points, COUNT(*) AS played,
-               COUNT(*) FILTER (WHERE r.status = 'won') AS won,
-               COALESCE(SUM(r.sequences), 0) AS sequences"""
 
-_ARENA = f"""
-WITH ranked AS (
-    SELECT u.username AS player, t.*, row_number() OVER (ORDER BY t.points DESC,
-               t.won DESC, e.joined_at ASC, e.id ASC) AS rank
-    {_SCOPE.format(totals=_ARENA_TOTALS)} AND t.played > 0
-)
-{_REVISION}
-       COALESCE(json_agg(json_build_object(
-           'rank', rank, 'player', player, 'points', points, 'played', played, 'won', won,
-           'sequences', sequences) ORDER BY rank), '[]'::json)::text
-FROM ranked"""
+class Board:
+    """The ranking of one race or arena: the one definition of its order
+    (docs/api.md#race-standings, docs/api.md#arena-standings), kept in memory and applied
+    one game at a time.
+
+    Who counts: results not voided, of players not banned. A race ranks every racer who
+    joined (those who never opened a deal with zeros), by most deals won, the earliest
+    last win, then most sequences, revealed cards and score, then who joined first. An
+    arena ranks every player with a deal that counts, by most points, then most wins, then
+    who entered first.
+
+    :func:`load_board` reads it (two queries, no ranking in SQL); :meth:`apply` takes one
+    game's new result (each result carries its game's version, so an older or repeated
+    one changes nothing), recomputes that player's totals and their JSON only, and the
+    next :meth:`text` re-sorts the totals and joins the cached JSON. ``revision`` is the
+    sum of the results' versions plus the number of entrants: it only grows.
+    """
+
+    def __init__(self, contest_id: uuid.UUID, kind: str, starts_at: dt.datetime) -> None:
+        self.contest_id = contest_id
+        self.race = kind == Contest.Kind.RACE
+        self.starts_ms = _ms(starts_at) or 0
+        #: player id -> (username, joined ms, entry id, banned)
+        self.entrants: dict[int, tuple[str, int, int, bool]] = {}
+        self.results: dict[str, dict[str, Any]] = {}
+        self.by_player: dict[int, dict[str, dict[str, Any]]] = {}
+        self.revision = 0
+        self._keys: dict[int, tuple[Any, ...]] = {}
+        self._json: dict[int, str] = {}
+        self._stale: set[int] = set()
+
+    def enter(self, player: int, name: str, joined_ms: int, entry: int, banned: bool) -> None:
+        self.entrants[player] = (name, joined_ms, entry, banned)
+        self.by_player.setdefault(player, {})
+        self.revision += 1
+        self._stale.add(player)
+
+    def apply(self, row: dict[str, Any]) -> bool:
+        """Take one game's result; ``False`` when its player is not known here (the board
+        must be read again)."""
+        player = row["player"]
+        if player not in self.entrants:
+            return False
+        old = self.results.get(row["game"])
+        if old is not None and old["version"] >= row["version"]:
+            return True
+        self.revision += row["version"] - (old["version"] if old is not None else 0)
+        self.results[row["game"]] = row
+        self.by_player[player][row["game"]] = row
+        self._stale.add(player)
+        return True
+
+    def _refresh(self, player: int) -> None:
+        name, joined_ms, entry, banned = self.entrants[player]
+        rows = [row for row in self.by_player[player].values() if not row["voided"]]
+        won = [row for row in rows if row["status"] == "won"]
+        sequences = sum(row["sequences"] for row in rows)
+        if banned or (not self.race and not rows):
+            self._keys.pop(player, None)
+            self._json.pop(player, None)
+            return
+        if self.race:
+            last_win = max((row["finished_ms"] or 0 for row in won), default=None)
+            revealed = sum(row["revealed"] for row in rows)
+            score = sum(row["score"] for row in rows)
+            entry_json: dict[str, Any] = {
+                "player": name,
+                "won": len(won),
+                "finished": sum(row["status"] != "playing" for row in rows),
+                "sequences": sequences,
+                "revealed": revealed,
+                "score": score,
+                "moves": sum(row["moves"] for row in rows),
+                "elapsed_ms": None if last_win is None else last_win - self.starts_ms,
+            }
+            key: tuple[Any, ...] = (
+                -len(won),
+                last_win if last_win is not None else float("inf"),
+                -sequences,
+                -revealed,
+                -score,
+                joined_ms,
+                entry,
+            )
+        else:
+            points = sum(row["points"] for row in rows)
+            entry_json = {
+                "player": name,
+                "points": points,
+                "played": len(rows),
+                "won": len(won),
+                "sequences": sequences,
+            }
+            key = (-points, -len(won), joined_ms, entry)
+        self._keys[player] = key
+        self._json[player] = json.dumps(entry_json)[1:-1]
+
+    def text(self) -> str:
+        """The ranked results as JSON text (``rank`` first in each entry)."""
+        for player in self._stale:
+            self._refresh(player)
+        self._stale.clear()
+        order = sorted(self._keys, key=self._keys.__getitem__)
+        return (
+            "["
+            + ", ".join(
+                f'{{"rank": {rank}, {self._json[player]}}}' for rank, player in enumerate(order, 1)
+            )
+            + "]"
+        )
+
+
+_ENTRANTS = """
+SELECT e.player_id, u.username, e.joined_at, e.id, COALESCE(p.banned, FALSE)
+FROM games_contest_entrant e
+JOIN auth_user u ON u.id = e.player_id
+LEFT JOIN games_player p ON p.user_id = e.player_id
+WHERE e.contest_id = %s"""
+_RESULTS = """
+SELECT game_id, player_id, round, status, moves, score, sequences, revealed, finished_at,
+       points, version, voided
+FROM games_contest_result WHERE contest_id = %s"""
+
+
+def load_board(contest: Contest) -> Board:
+    """A contest's :class:`Board`, read from its entrants and results (two queries)."""
+    board = Board(contest.id, contest.kind, contest.starts_at)
+    with connection.cursor() as cursor:
+        cursor.execute(_ENTRANTS, [contest.id])
+        for player, name, joined_at, entry, banned in cursor.fetchall():
+            board.enter(player, name, _ms(joined_at) or 0, entry, banned)
+        cursor.execute(_RESULTS, [contest.id])
+        for game, *values in cursor.fetchall():
+            (player, round_, status, moves, score, sequences, revealed, finished_at) = values[:8]
+            points, version, voided = values[8:]
+            board.apply(
+                {
+                    "game": str(game),
+                    "player": player,
+                    "round": round_,
+                    "status": status,
+                    "moves": moves,
+                    "score": score,
+                    "sequences": sequences,
+                    "revealed": revealed,
+                    "finished_ms": _ms(finished_at),
+                    "points": points,
+                    "version": version,
+                    "voided": voided,
+                }
+            )
+    return board
 
 
 def ranked(contest: Contest) -> tuple[int, str]:
-    """``(revision, JSON text of the ranked results)`` of a race or arena, in one query."""
-    statement = _RACE if contest.kind == Contest.Kind.RACE else _ARENA
-    with connection.cursor() as cursor:
-        cursor.execute(statement, {"contest": contest.id, "starts_at": contest.starts_at})
-        revision, results = cursor.fetchone()
-    return int(revision), results
+    """``(revision, JSON text of the ranked results)`` of a race or arena."""
+    board = load_board(contest)
+    return board.revision, board.text()

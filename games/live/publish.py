@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import transaction
 
+from games.dailies import contests
 from games.live import feeds, outbox
 from games.reads import visibility
 from games.store import streams
@@ -65,7 +66,7 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
     if game.challenge is not None:
         standings_after_commit(game.challenge)
     if game.contest is not None:
-        contest_after_commit(game.contest)
+        contest_after_commit(game.contest, result=contests.result_message(stream))
 
 
 def standings_after_commit(date: dt.date | str) -> None:
@@ -74,9 +75,14 @@ def standings_after_commit(date: dt.date | str) -> None:
     transaction.on_commit(lambda: _send(challenge_group(date), {"type": "standings.changed"}))
 
 
-def contest_after_commit(contest_id: uuid.UUID) -> None:
-    """After commit, tell a race's or arena's watchers that its standings changed."""
-    transaction.on_commit(lambda: _send(contest_group(contest_id), {"type": "standings.changed"}))
+def contest_after_commit(contest_id: uuid.UUID, *, result: dict[str, Any] | None = None) -> None:
+    """After commit, tell a race's or arena's watchers that its standings changed: with one
+    game's new ``result`` (``contests.result_message``), which each process applies to the
+    ranking it holds; without one (a join, a ban), each process reads the ranking again."""
+    message: dict[str, Any] = {"type": "standings.changed"}
+    if result is not None:
+        message["result"] = result
+    transaction.on_commit(lambda: _send(contest_group(contest_id), message))
 
 
 def contest_phase_after_commit(contest_id: uuid.UUID) -> None:

@@ -265,6 +265,11 @@ def arena_standings(arena: Contest) -> list[ArenaStandingBody]:
     return entries
 
 
+def contest_board(contest: Contest) -> contests.Board:
+    """A race's or arena's ranking, to keep and apply changes to (``contests.Board``)."""
+    return contests.load_board(contest)
+
+
 def contest_frame(contest: Contest) -> tuple[int, str]:
     """``(revision, the standings frame as JSON text)`` of a race or arena, in one query."""
     revision, results = contests.ranked(contest)

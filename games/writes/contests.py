@@ -85,7 +85,8 @@ def race_games(*, race: Contest, player: User) -> tuple[list[Written], bool]:
     try:
         with transaction.atomic():
             written = [_deal(race, player, rules, n) for n in range(1, race.deals + 1)]
-            publish.contest_after_commit(race.id)
+            for dealt in written:  # each process applies them to the ranking it holds
+                publish.contest_after_commit(race.id, result=contests.result_message(dealt.stream))
     except IntegrityError:  # the racer asked twice at once: the other ask dealt them
         return _games_of(race, player), False
     return written, True
