@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import uuid
+from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
@@ -246,7 +247,8 @@ class GameConsumer(ClientFrames):
 
 
 class StandingsFeed:
-    """The standings of one race for every watcher of this process.
+    """The standings of one race (a daily challenge's, a race's or an arena's) for every
+    watcher of this process.
 
     A change only marks the feed dirty; one task fetches the standings (one query) and
     hands them to all local watchers, again while changes came in meanwhile. Under a
@@ -255,27 +257,34 @@ class StandingsFeed:
 
     _feeds: ClassVar[dict[tuple[int, str], StandingsFeed]] = {}
 
-    def __init__(self, date: Any) -> None:
-        self.date = date
-        self.watchers: set[ChallengeConsumer] = set()
+    def __init__(self, key: str, fetch: Callable[[], tuple[int, str]]) -> None:
+        self.key = key
+        self.fetch = fetch
+        self.watchers: set[Any] = set()
         self.dirty = False
         self.task: asyncio.Future[None] | None = None
 
     @classmethod
-    def of(cls, date: Any) -> StandingsFeed:
-        key = (id(asyncio.get_running_loop()), str(date))
-        feed = cls._feeds.get(key)
+    def of(cls, key: str, fetch: Callable[[], tuple[int, str]]) -> Any:
+        """This loop's feed of ``key`` (made with ``fetch``, a synchronous reader of
+        ``(revision, frame text)``, if there is none yet)."""
+        index = (id(asyncio.get_running_loop()), key)
+        feed = cls._feeds.get(index)
         if feed is None:
-            feed = cls._feeds[key] = cls(date)
+            feed = cls._feeds[index] = cls(key, fetch)
         return feed
 
-    def join(self, watcher: ChallengeConsumer) -> None:
+    def join(self, watcher: Any) -> None:
         self.watchers.add(watcher)
 
-    def leave(self, watcher: ChallengeConsumer) -> None:
+    def leave(self, watcher: Any) -> None:
         self.watchers.discard(watcher)
         if not self.watchers:
-            self._feeds.pop((id(asyncio.get_running_loop()), str(self.date)), None)
+            self._feeds.pop((id(asyncio.get_running_loop()), self.key), None)
+            self.closed()
+
+    def closed(self) -> None:
+        """Hook run when the last local watcher left."""
 
     def changed(self) -> None:
         self.dirty = True
@@ -285,7 +294,7 @@ class StandingsFeed:
     async def _fetch(self) -> None:
         while self.dirty and self.watchers:
             self.dirty = False
-            revision, text = await database_sync_to_async(selectors.standings_frame)(self.date)
+            revision, text = await database_sync_to_async(self.fetch)()
             for watcher in list(self.watchers):
                 await watcher.deliver(revision, text)
 
@@ -314,7 +323,8 @@ class ChallengeConsumer(ClientFrames):
         self.group = publish.challenge_group(self.date)
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.keeper = asyncio.ensure_future(keep_membership(self))
-        self.feed = StandingsFeed.of(self.date)
+        date = self.date
+        self.feed = StandingsFeed.of(f"challenge:{date}", lambda: selectors.standings_frame(date))
         self.feed.join(self)
         revision, text = await database_sync_to_async(selectors.standings_frame)(self.date)
         await self.deliver(revision, text)

@@ -42,6 +42,13 @@ MESSAGES: dict[str, Promise] = {
         "Another player's game of an open daily challenge cannot be seen until it closes."
     ),
     "challenge_closed": _("This daily challenge is over: it can no longer be joined."),
+    "contest_in_progress": _(
+        "Another player's game of a running race or arena cannot be seen until it ends."
+    ),
+    "contest_closed": _("This race or arena is over."),
+    "contest_not_started": _("This race or arena has not started yet."),
+    "race_started": _("This race has started: it can no longer be joined."),
+    "not_entrant": _("Only the players who joined this race before its start can play it."),
     "not_found": _("Not found."),
     "unknown_scope": _("There is no such leaderboard scope: use daily or a ruleset's name."),
     "unknown_metric": _("There is no such leaderboard for this scope."),
@@ -68,6 +75,8 @@ BAD_CURSOR = _("This cursor is not valid.")
 BAD_PERIOD_AT = _(
     "Not a period of this kind: YYYY-MM for a month, YYYY-Www for a week, or a day YYYY-MM-DD."
 )
+COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
+AT_MOST = _("At most %(limit)d.")
 
 
 def message(code: str, **params: Any) -> str:

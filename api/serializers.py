@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -193,6 +194,49 @@ class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False, max_length=500)
 
 
+@extend_schema_serializer(component_name="RaceCreate")
+class RaceCreateIn(StrictSerializer):
+    """A new race: a start (``countdown`` seconds from now, or ``starts_at``), a time limit."""
+
+    rules = serializers.ChoiceField(
+        choices=list(engine.RULESETS), default=engine.DEFAULT_RULES.name
+    )
+    deals = StrictIntegerField(min_value=1, max_value=5, default=1)
+    countdown = StrictIntegerField(
+        min_value=0,
+        required=False,
+        help_text="seconds from now to the start (default 30 when starts_at is not given)",
+    )
+    starts_at = serializers.DateTimeField(
+        required=False, help_text="the start, ISO 8601 (instead of countdown)"
+    )
+    time_limit = StrictIntegerField(min_value=10, help_text="seconds from the start to the end")
+    public = StrictBooleanField(default=True)
+    title = StrictCharField(max_length=100, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "countdown" in attrs and "starts_at" in attrs:
+            raise serializers.ValidationError(
+                {"non_field_errors": [messages.COUNTDOWN_OR_START]}, code="invalid"
+            )
+        limits = {
+            "countdown": settings.RACE_MAX_COUNTDOWN_SECONDS,
+            "time_limit": settings.RACE_MAX_TIME_LIMIT_SECONDS,
+        }
+        for name, most in limits.items():
+            if attrs.get(name, 0) > most:
+                raise serializers.ValidationError(
+                    {name: [messages.AT_MOST % {"limit": most}]}, code="invalid"
+                )
+        return attrs
+
+
+class ContestListQuery(serializers.Serializer):  # type: ignore[type-arg]
+    status = serializers.ChoiceField(choices=["scheduled", "running", "finished"], required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    cursor = serializers.CharField(required=False)
+
+
 class EventListQuery(serializers.Serializer):  # type: ignore[type-arg]
     after = serializers.IntegerField(min_value=0, default=0)
 
@@ -301,6 +345,13 @@ EventPageOut = serializer_for(shapes.EventPageBody)
 CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")
 ChallengeOut = serializer_for(shapes.ChallengeBody)
 StandingsOut = serializer_for(shapes.StandingsBody)
+RaceOut = serializer_for(shapes.RaceBody)
+ArenaOut = serializer_for(shapes.ArenaBody)
+RacePageOut = serializer_for(shapes.RacePageBody)
+ArenaPageOut = serializer_for(shapes.ArenaPageBody)
+RaceStandingsOut = serializer_for(shapes.RaceStandingsBody)
+ArenaStandingsOut = serializer_for(shapes.ArenaStandingsBody)
+GameListOut = serializer_for(shapes.GameListBody)
 MovesOut = serializer_for(shapes.MovesBody)
 HintOut = serializer_for(shapes.HintBody)
 RulesOut = serializer_for(shapes.RulesBody)

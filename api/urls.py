@@ -3,7 +3,7 @@
 from django.urls import URLPattern, URLResolver, path, re_path
 
 from api.exceptions import not_found
-from api.views import accounts, challenges, games, leaderboards
+from api.views import accounts, challenges, contests, games, leaderboards
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -43,6 +43,28 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "leaderboards/<str:scope>/<str:metric>",
         leaderboards.LeaderboardApi.as_view(),
         name="leaderboard",
+    ),
+    path(
+        "races",
+        by_method(get=contests.RaceListApi, post=contests.RaceCreateApi),
+        name="races",
+    ),
+    path("races/<str:race>", contests.RaceGetApi.as_view(), name="race-get"),
+    path("races/<str:race>/join", contests.RaceJoinApi.as_view(), name="race-join"),
+    path(
+        "races/<str:race>/games",
+        by_method(get=contests.RaceGamesListApi, post=contests.RaceGamesDealApi),
+        name="race-games",
+    ),
+    path("races/<str:race>/standings", contests.RaceStandingsApi.as_view(), name="race-standings"),
+    path("arenas", contests.ArenaListApi.as_view(), name="arenas"),
+    path("arenas/<str:arena>", contests.ArenaGetApi.as_view(), name="arena-get"),
+    path("arenas/<str:arena>/play", contests.ArenaPlayApi.as_view(), name="arena-play"),
+    path("arenas/<str:arena>/games", contests.ArenaGamesApi.as_view(), name="arena-games"),
+    path(
+        "arenas/<str:arena>/standings",
+        contests.ArenaStandingsApi.as_view(),
+        name="arena-standings",
     ),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),

@@ -172,3 +172,46 @@ class ModerationRefused(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class ContestNotFound(DomainError):
+    """No race or arena by that id or code."""
+
+    status = 404
+    code = "not_found"
+
+
+class ContestInProgress(DomainError):
+    """Another player's game of a race or arena that is still running: its deals are
+    everyone's, so watching it would be a solution."""
+
+    status = 403
+    code = "contest_in_progress"
+
+
+class ContestClosed(DomainError):
+    """A race or arena that is over: it takes no more players, deals or commands."""
+
+    status = 403
+    code = "contest_closed"
+
+
+class ContestNotStarted(DomainError):
+    """Asking for the deals of a race or arena before its start."""
+
+    status = 403
+    code = "contest_not_started"
+
+
+class RaceStarted(DomainError):
+    """Joining a race after its start: racers join until the countdown ends."""
+
+    status = 403
+    code = "race_started"
+
+
+class NotEntrant(DomainError):
+    """Asking for a race's deals without having joined it before the start."""
+
+    status = 403
+    code = "not_entrant"

@@ -5,13 +5,16 @@ Application code imports them from where they live (``games.store.models``,
 """
 
 from games.boards.models import BoardEntry, BoardResult
-from games.dailies.models import DailyChallenge, Standing
+from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
 from games.store.models import Event, Game, ModerationAct, Player, PlayerAccount
 
 __all__ = [
     "BoardEntry",
     "BoardResult",
+    "Contest",
+    "ContestResult",
     "DailyChallenge",
+    "Entrant",
     "Event",
     "Game",
     "ModerationAct",

@@ -141,6 +141,16 @@ SUSPICIOUS_WIN_SECONDS = env_int("SUSPICIOUS_WIN_SECONDS", default=90, minimum=1
 SUSPICIOUS_RHYTHM_CV = env_float("SUSPICIOUS_RHYTHM_CV", default=0.3)
 SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20, minimum=2)
 
+# --- Races and arenas (games.dailies.contests) ----------------------------------------------
+
+# Arenas the server makes by itself, one per period per slot: "classic:weekly,wasp:daily"
+# (a ruleset and daily or weekly; empty: only staff schedule arenas in the admin). They are
+# made when anyone lists or watches arenas, and by `manage.py arena_rotation`.
+ARENA_ROTATION = env_str("ARENA_ROTATION", "")
+# Bounds of what a player may ask for when creating a race (seconds).
+RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)
+RACE_MAX_TIME_LIMIT_SECONDS = env_int("RACE_MAX_TIME_LIMIT_SECONDS", default=14400, minimum=10)
+
 # --- Channel layer and cache -----------------------------------------------------------------
 
 REDIS_URL = redis_url("REDIS_URL")

@@ -32,7 +32,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from games.dailies import suspicion
-from games.dailies.models import Standing
+from games.dailies.models import ContestResult, Standing
 from games.errors import DomainError, ModerationRefused
 from games.reads import visibility
 from games.reads.visibility import Sight, Viewer
@@ -111,6 +111,8 @@ def label(target: Any) -> str:
         return f"{target.owner}'s {target.rules} game {str(target.id)[:8]}"
     if isinstance(target, Standing):
         return f"{target.player}'s result in the daily challenge of {target.challenge_id}"
+    if isinstance(target, ContestResult):
+        return f"{target.player}'s deal {target.round} of {target.contest}"
     return str(target)
 
 
@@ -286,14 +288,14 @@ class SuspiciousFilter(admin.SimpleListFilter):
         return queryset
 
 
-def game_of(target: Game | Standing) -> uuid.UUID:
+def game_of(target: Game | Standing | ContestResult) -> uuid.UUID:
     return target.id if isinstance(target, Game) else target.game_id
 
 
 def voider(request: HttpRequest, void: bool) -> Callable[[Any, str], str]:
     """Void (or restore) the result of a game or standing, through the services."""
 
-    def apply(target: Game | Standing, reason: str) -> str:
+    def apply(target: Game | Standing | ContestResult, reason: str) -> str:
         service = moderation.result_void if void else moderation.result_restore
         done = service(game_id=game_of(target), moderator=moderator_of(request), reason=reason)
         verb = "Voided" if void else "Restored"

@@ -171,7 +171,7 @@ class GameAdmin(ModerationAdmin):
                     for event in replay.event_log(summary, sight)
                 ],
                 event_limit=replay.EVENT_LOG_LIMIT,
-                secret=visibility.day_is_secret(game.challenge) and not sight.reveal,
+                secret=visibility.is_secret(GameSummary.from_row(game)) and not sight.reveal,
                 can_moderate=self.has_moderate_permission(request),
                 replay_url=reverse("admin:games_game_replay", args=[game.id, game.version]),
                 acts=ModerationAct.objects.filter(game_id=game.id).select_related("moderator"),
@@ -201,7 +201,7 @@ class GameAdmin(ModerationAdmin):
             "event": event,
             "event_data": to_json(presenters.event_data(event, sight)),
             "effects": to_json(stream.effects_of(version)),
-            "secret": visibility.day_is_secret(game.challenge) and not sight.reveal,
+            "secret": visibility.is_secret(GameSummary.from_row(game)) and not sight.reveal,
             "first_url": step(1),
             "previous_url": step(version - 1) if version > 1 else None,
             "next_url": step(version + 1) if version < game.version else None,
@@ -214,13 +214,15 @@ class GameAdmin(ModerationAdmin):
         """Show this moderator the hidden cards of a game of an open daily challenge, and
         record that they looked."""
         game = self._viewable(request, object_id)
-        if visibility.day_is_secret(game.challenge):
+        if visibility.is_secret(GameSummary.from_row(game)):
             kept = set(request.session.get(REVEALED_SESSION_KEY, []))
             request.session[REVEALED_SESSION_KEY] = sorted({*kept, str(game.id)})
             note = "Revealed the hidden cards and seed while the daily challenge was open."
+            if game.contest is not None:
+                note = "Revealed the hidden cards and seed while the race or arena was running."
             self.log_change(request, game, note)
             logger.warning(
-                "%s revealed the secret cards of open daily game %s", request.user, game.id
+                "%s revealed the secret cards of running contest game %s", request.user, game.id
             )
             self.message_user(request, note + " This is recorded.", messages.WARNING)
         back = request.POST.get("next", "")

@@ -9,13 +9,11 @@ midnight to the next one (``games.clock`` tells the time, so tests can cross mid
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from games import clock, engine
+from games import clock
+from games.dailies import secrets
 from games.dailies.models import DailyChallenge
 from games.errors import ChallengeNotFound
 
@@ -31,12 +29,7 @@ def today() -> dt.date:
 def secret_seed(date: dt.date) -> int:
     """The day's seed: HMAC-SHA256 of the date under ``DAILY_SECRET``, cut to a JSON-safe
     integer."""
-    digest = hmac.new(
-        settings.DAILY_SECRET.encode(),
-        f"{_SEED_LABEL}:{date.isoformat()}".encode(),
-        hashlib.sha256,
-    ).digest()
-    return int.from_bytes(digest[:8], "big") & engine.MAX_SEED
+    return secrets.seed(f"{_SEED_LABEL}:{date.isoformat()}")
 
 
 def parse_date(text: str) -> dt.date:

@@ -1,6 +1,7 @@
 """Publishing to live viewers: the one place, run after commit (docs/architecture.md#the-live-path).
 
-Each game has a channel-layer group; each daily challenge's race another. A game's message
+Each game has a channel-layer group; each daily challenge's race another, and each race
+or arena (a contest) another. A game's message
 carries the event's ``seq`` and its frame rendered once per audience (``visibility.Audience``:
 readers, staff), as JSON text, so that no spectator's frame is rendered more than once per
 event. A race's message only says that its standings changed: each server process reads
@@ -18,6 +19,7 @@ from typing import Any
 
 from django.db import transaction
 
+from games.dailies import contests
 from games.live import feeds, outbox
 from games.reads import visibility
 from games.store import streams
@@ -33,6 +35,11 @@ def game_group(game_id: uuid.UUID | str) -> str:
 def challenge_group(date: dt.date | str) -> str:
     """The channel-layer group of a daily challenge's watchers."""
     return f"challenge.{date}"
+
+
+def contest_group(contest_id: uuid.UUID | str) -> str:
+    """The channel-layer group of a race's or arena's watchers."""
+    return f"contest.{contest_id}"
 
 
 def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> None:
@@ -58,12 +65,30 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
     transaction.on_commit(deliver)
     if game.challenge is not None:
         standings_after_commit(game.challenge)
+    if game.contest is not None:
+        contest_after_commit(game.contest, result=contests.result_message(stream))
 
 
 def standings_after_commit(date: dt.date | str) -> None:
     """After the surrounding transaction commits, tell the race's watchers that its
     standings changed."""
     transaction.on_commit(lambda: _send(challenge_group(date), {"type": "standings.changed"}))
+
+
+def contest_after_commit(contest_id: uuid.UUID, *, result: dict[str, Any] | None = None) -> None:
+    """After commit, tell a race's or arena's watchers that its standings changed: with one
+    game's new ``result`` (``contests.result_message``), which each process applies to the
+    ranking it holds; without one (a join, a ban), each process reads the ranking again."""
+    message: dict[str, Any] = {"type": "standings.changed"}
+    if result is not None:
+        message["result"] = result
+    transaction.on_commit(lambda: _send(contest_group(contest_id), message))
+
+
+def contest_phase_after_commit(contest_id: uuid.UUID) -> None:
+    """After commit, tell a race's or arena's watchers that its phase may have changed (a
+    race that ended early): each re-reads it."""
+    transaction.on_commit(lambda: _send(contest_group(contest_id), {"type": "contest.phase"}))
 
 
 def _send(group: str, message: dict[str, Any]) -> None:

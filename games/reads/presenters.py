@@ -11,11 +11,20 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, cast
 
+from games import clock
 from games.boards.ranking import Row
-from games.dailies import challenges
-from games.dailies.models import DailyChallenge, Standing
+from games.dailies import arenas, challenges, contests
+from games.dailies.models import Contest, DailyChallenge, Standing
 from games.reads import visibility
-from games.reads.shapes import BoardRowBody, ChallengeBody, EffectsBody, EventBody, GameBody
+from games.reads.shapes import (
+    ArenaBody,
+    BoardRowBody,
+    ChallengeBody,
+    EffectsBody,
+    EventBody,
+    GameBody,
+    RaceBody,
+)
 from games.reads.visibility import Sight
 from games.store import events, streams
 from games.store.models import Event
@@ -58,6 +67,9 @@ def game_body(game: GameSummary, sight: Sight) -> GameBody:
         "created_at": timestamp(game.created_at) or "",
         "finished_at": timestamp(game.finished_at),
     }
+    if game.contest is not None and game.round is not None:
+        body["contest"] = str(game.contest)
+        body["round"] = game.round
     if board.cells is not None:
         body["cells"] = list(board.cells)
     if sight.reveal:
@@ -127,4 +139,46 @@ def board_row_body(row: Row, *, game_shown: bool) -> BoardRowBody:
         "value": row.value,
         "reached_at": timestamp(row.reached) or "",
         "game": str(row.game) if game_shown and row.game is not None else None,
+    }
+
+
+def race_body(race: Contest, racers: int) -> RaceBody:
+    """A race: its seeds only once it is finished."""
+    assert race.code is not None and race.deals is not None
+    return {
+        "id": str(race.id),
+        "code": race.code,
+        "title": race.title,
+        "rules": race.rules,
+        "deals": race.deals,
+        "public": race.public,
+        "creator": race.creator.get_username() if race.creator is not None else None,
+        "starts_at": timestamp(race.starts_at) or "",
+        "ends_at": timestamp(race.ends_at) or "",
+        "time_limit": int((race.ends_at - race.starts_at).total_seconds()),
+        "status": contests.phase(race),
+        "finished_at": (
+            timestamp(contests.ended_at(race))
+            if contests.phase(race) == contests.FINISHED
+            else None
+        ),
+        "racers": racers,
+        "seeds": visibility.contest_seeds(race),
+        "server_time": timestamp(clock.now()) or "",
+    }
+
+
+def arena_body(arena: Contest, players: int) -> ArenaBody:
+    """An arena: the seeds of the deals played only once it is finished."""
+    return {
+        "id": str(arena.id),
+        "title": arena.title,
+        "rules": arena.rules,
+        "starts_at": timestamp(arena.starts_at) or "",
+        "ends_at": timestamp(arena.ends_at) or "",
+        "status": contests.phase(arena),
+        "players": players,
+        "seeds": visibility.contest_seeds(arena),
+        "points": dict(arenas.POINTS_TABLE),
+        "server_time": timestamp(clock.now()) or "",
     }

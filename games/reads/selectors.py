@@ -20,17 +20,21 @@ from django.db.models import Count, F, Min, Q, QuerySet
 
 from games import clock, engine
 from games.boards import metrics, ranking
-from games.dailies import challenges, standings
-from games.dailies.models import DailyChallenge, Standing
+from games.dailies import challenges, contests, standings
+from games.dailies.models import Contest, DailyChallenge, Entrant, Standing
 from games.engine.hint import hint
 from games.errors import GameNotFound, PlayerNotFound, UnknownMetric, UnknownScope
 from games.reads import presenters, visibility
 from games.reads.shapes import (
     ActionBody,
+    ArenaBody,
+    ArenaStandingBody,
     BoardRowBody,
     BoardsBody,
     LeaderboardBody,
     PlayerBody,
+    RaceBody,
+    RaceStandingBody,
     StandingBody,
 )
 from games.reads.visibility import Sight, Viewer
@@ -296,3 +300,96 @@ def _readable_games(ids: list[uuid.UUID], viewer: Viewer) -> set[uuid.UUID]:
         return set()
     rows = Game.objects.select_related("owner").filter(id__in=ids)
     return {row.id for row in rows if visibility.sight(viewer, GameSummary.from_row(row)).readable}
+
+
+# --- Races and arenas (contests) -----------------------------------------------------------------
+
+
+def race_get(key: str | uuid.UUID) -> Contest:
+    """The race whose id or short code is ``key`` (:class:`ContestNotFound` otherwise)."""
+    return contests.contest_get(key, Contest.Kind.RACE)
+
+
+def arena_get(key: str | uuid.UUID) -> Contest:
+    """The arena whose id is ``key`` (:class:`ContestNotFound` otherwise)."""
+    return contests.contest_get(key, Contest.Kind.ARENA)
+
+
+def contest_list(*, kind: str, viewer: Viewer, status: str | None = None) -> QuerySet[Contest]:
+    """The races or arenas ``viewer`` finds listed, newest start first: public ones, those
+    they made or joined, and every one for staff; ``status`` filters by phase."""
+    rows = Contest.objects.select_related("creator").filter(kind=kind)
+    if not viewer.staff:
+        shown = Q(public=True)
+        if viewer.user_id is not None:
+            shown |= Q(creator_id=viewer.user_id) | Q(
+                id__in=Entrant.objects.filter(player_id=viewer.user_id).values("contest_id")
+            )
+        rows = rows.filter(shown)
+    now = clock.now()
+    over = Q(ends_at__lte=now) | Q(finished_at__isnull=False)
+    if status == contests.SCHEDULED:
+        rows = rows.filter(starts_at__gt=now)
+    elif status == contests.RUNNING:
+        rows = rows.filter(starts_at__lte=now).exclude(over)
+    elif status == contests.FINISHED:
+        rows = rows.filter(over)
+    return rows.order_by("-starts_at", "id")
+
+
+def _entrants(contest: Contest) -> int:
+    return Entrant.objects.filter(contest=contest).count()
+
+
+def race_view(race: Contest) -> RaceBody:
+    """A race as anyone sees it: its seeds only once it is finished."""
+    return presenters.race_body(race, _entrants(race))
+
+
+def arena_view(arena: Contest) -> ArenaBody:
+    """An arena as anyone sees it: its seeds only once it is finished."""
+    return presenters.arena_body(arena, _entrants(arena))
+
+
+def race_standings(race: Contest) -> list[RaceStandingBody]:
+    """A race's standings, best first (docs/api.md#race-standings)."""
+    entries: list[RaceStandingBody] = json.loads(contests.ranked(race)[1])
+    return entries
+
+
+def arena_standings(arena: Contest) -> list[ArenaStandingBody]:
+    """An arena's leaderboard, most points first (docs/api.md#arena-standings)."""
+    entries: list[ArenaStandingBody] = json.loads(contests.ranked(arena)[1])
+    return entries
+
+
+def contest_board(contest: Contest) -> contests.Board:
+    """A race's or arena's ranking, to keep and apply changes to (``contests.Board``)."""
+    return contests.load_board(contest)
+
+
+def contest_frame(contest: Contest) -> tuple[int, str]:
+    """``(revision, the standings frame as JSON text)`` of a race or arena, in one query."""
+    revision, results = contests.ranked(contest)
+    return revision, f'{{"type": "standings", "results": {results}}}'
+
+
+def contest_refresh(contest: Contest) -> Contest:
+    """The contest's row as it is now (its phase may have moved on)."""
+    return Contest.objects.select_related("creator").get(id=contest.id)
+
+
+def contest_games(contest: Contest, viewer: Viewer) -> list[Seen]:
+    """The games of a race or arena that ``viewer`` may read, by player then round: their
+    own while it runs (staff: everyone's, as ``visibility.sight`` masks them), everyone's
+    once it is finished."""
+    rows = Game.objects.select_related("owner").filter(contest=contest.id)
+    if contests.phase(contest) != contests.FINISHED and not viewer.staff:
+        rows = rows.filter(owner_id=viewer.user_id or 0)
+    seen = []
+    for row in rows.order_by("owner__username", "round"):
+        game = GameSummary.from_row(row)
+        sight = visibility.sight(viewer, game)
+        if sight.readable:
+            seen.append(Seen(game, sight))
+    return seen

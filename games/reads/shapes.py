@@ -98,6 +98,10 @@ class GameBody(TypedDict):
         Annotated[list[Card], Doc("the reserve's cards, when hidden information is shown")]
     ]
     challenge: Annotated[Date | None, Doc("the daily challenge's date, if any")]
+    contest: NotRequired[
+        Annotated[str, Format("uuid"), Doc("the race or arena this game is a deal of")]
+    ]
+    round: NotRequired[Annotated[int, Doc("which deal of its race or arena: 1, 2, …")]]
     created_at: Timestamp
     finished_at: Timestamp | None
 
@@ -294,3 +298,92 @@ class ErrorBody(TypedDict):
         ]
     ]
     version: NotRequired[Annotated[int, Doc("409: the game's current version")]]
+
+
+PHASES = Choices(("scheduled", "running", "finished"))
+
+
+class RaceBody(TypedDict):
+    """A race between friends (docs/api.md#races)."""
+
+    id: Annotated[str, Format("uuid")]
+    code: Annotated[str, Doc("the short code to join by")]
+    title: str
+    rules: Annotated[str, RULES]
+    deals: Annotated[int, Doc("1 to 5")]
+    public: Annotated[bool, Doc("listed for everyone (a private race is joined by link or code)")]
+    creator: str | None
+    starts_at: Timestamp
+    ends_at: Annotated[str, Format("date-time"), Doc("the start plus the time limit")]
+    time_limit: Annotated[int, Doc("seconds")]
+    status: Annotated[str, PHASES]
+    finished_at: Annotated[
+        str | None, Format("date-time"), Doc("when the results became final, once they are")
+    ]
+    racers: int
+    seeds: Annotated[list[int] | None, Doc("the deals' seeds, in order: null until finished")]
+    server_time: Annotated[str, Format("date-time"), Doc("the server's clock now")]
+
+
+class ArenaBody(TypedDict):
+    """A scheduled arena (docs/api.md#arenas)."""
+
+    id: Annotated[str, Format("uuid")]
+    title: str
+    rules: Annotated[str, RULES]
+    starts_at: Timestamp
+    ends_at: Timestamp
+    status: Annotated[str, PHASES]
+    players: int
+    seeds: Annotated[
+        list[int] | None, Doc("the seeds of the deals played, in order: null until finished")
+    ]
+    points: Annotated[dict[str, int], Doc("the points table (docs/api.md#arena-points)")]
+    server_time: Annotated[str, Format("date-time"), Doc("the server's clock now")]
+
+
+class RaceStandingBody(TypedDict):
+    rank: int
+    player: str
+    won: Annotated[int, Doc("deals won")]
+    finished: Annotated[int, Doc("deals finished (won, lost or resigned)")]
+    sequences: int
+    revealed: int
+    score: int
+    moves: int
+    elapsed_ms: Annotated[
+        int | None, Doc("from the race's start to the racer's last win; null with no win")
+    ]
+
+
+class ArenaStandingBody(TypedDict):
+    rank: int
+    player: str
+    points: int
+    played: Annotated[int, Doc("deals dealt to the player")]
+    won: int
+    sequences: int
+
+
+class RaceStandingsBody(TypedDict):
+    status: Annotated[str, PHASES]
+    results: list[RaceStandingBody]
+
+
+class ArenaStandingsBody(TypedDict):
+    status: Annotated[str, PHASES]
+    results: list[ArenaStandingBody]
+
+
+class RacePageBody(TypedDict):
+    results: list[RaceBody]
+    next: Annotated[str | None, Doc("the URL of the next page, or null")]
+
+
+class ArenaPageBody(TypedDict):
+    results: list[ArenaBody]
+    next: Annotated[str | None, Doc("the URL of the next page, or null")]
+
+
+class GameListBody(TypedDict):
+    results: list[GameBody]

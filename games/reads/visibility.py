@@ -7,12 +7,17 @@ REST body and header, WebSocket frame, admin page, replay, hint and move list as
 - **Reading.** Staff and the owner may read any game. Anyone may read a public game. A game
   of a daily challenge is its player's alone while the day runs (everyone races the same
   deal, so watching it would be a solution: ``challenge_in_progress``) and everyone's once
-  the day is over. A private game is its owner's (``private_game``).
+  the day is over. A game of a race or an arena (a contest) likewise, while the contest
+  runs (``contest_in_progress``) and everyone's once it is finished. A private game is its
+  owner's (``private_game``).
 - **Hidden cards.** Shown once the game is finished, and to staff (moderators and
-  superusers) at any time, except the secret of an open daily challenge: that stays masked
-  for everyone, owner and staff included, until the day ends, unless a moderator reveals
-  it in the admin (an act on the record). Once the day ends every game of it is shown
-  whole, finished or not.
+  superusers) at any time, except the secret of an open daily challenge or a running
+  contest: that stays masked for everyone, owner and staff included, until it ends, unless
+  a moderator reveals it in the admin (an act on the record). Once it ends every game of
+  it is shown whole, finished or not.
+
+"Secret" (:func:`is_secret`) is one idea for every kind of contest: a daily challenge whose
+day is open, a race or arena that is not finished (``games.dailies.contests.is_secret``).
 
 What is shown at an earlier version of a game follows the game as it is now: a finished
 game shows its whole history.
@@ -29,9 +34,16 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Q
 
-from games.dailies import challenges
-from games.dailies.models import DailyChallenge
-from games.errors import ChallengeInProgress, DomainError, GameNotFound, PrivateGame
+from games import clock
+from games.dailies import challenges, contests
+from games.dailies.models import Contest, DailyChallenge
+from games.errors import (
+    ChallengeInProgress,
+    ContestInProgress,
+    DomainError,
+    GameNotFound,
+    PrivateGame,
+)
 from games.store.models import Player
 from games.store.summary import GameSummary
 
@@ -107,22 +119,39 @@ MASKED = Sight(None, reveal=False)
 def sight(viewer: Viewer, game: GameSummary, *, version: int | None = None) -> Sight:
     """What ``viewer`` may see of ``game`` (as of its latest version), or of its position at
     ``version`` (``not_found`` outside 1..latest)."""
-    day_open = game.challenge is not None and challenges.is_open(game.challenge)
+    secret = is_secret(game)
     refusal: DomainError | None = None
     if not (viewer.staff or viewer.owns(game)):
         if game.challenge is not None:
-            refusal = ChallengeInProgress() if day_open else None
+            refusal = ChallengeInProgress() if secret else None
+        elif game.contest is not None:
+            refusal = ContestInProgress() if secret else None
         elif not game.public:
             refusal = PrivateGame()
     if version is not None and not 1 <= version <= game.version:
         refusal = GameNotFound()
     if refusal is not None:
         return Sight(refusal, reveal=False)
-    if day_open:
+    if secret:
         reveal = viewer.staff and game.id in viewer.revealed
     else:
-        reveal = game.challenge is not None or viewer.staff or game.finished
+        reveal = _contested(game) or viewer.staff or game.finished
     return Sight(None, reveal=reveal)
+
+
+def _contested(game: GameSummary) -> bool:
+    """A game of a daily challenge, a race or an arena: everyone's deal."""
+    return game.challenge is not None or game.contest is not None
+
+
+def is_secret(game: GameSummary) -> bool:
+    """Whether ``game`` is a deal of a contest that still runs (a daily challenge whose day
+    is open, a race or an arena that is not finished): its deal is hidden from everyone."""
+    if game.challenge is not None:
+        return challenges.is_open(game.challenge)
+    if game.contest is not None:
+        return contests.is_secret(game.contest)
+    return False
 
 
 class Audience(enum.StrEnum):
@@ -152,7 +181,13 @@ def listed(viewer: Viewer) -> Q:
     lets them read, less those of banned players (staff and the player see them still)."""
     if viewer.staff:
         return Q()
-    visible = (Q(public=True) & Q(challenge__isnull=True)) | Q(challenge__lt=challenges.today())
+    now = clock.now()
+    over = Contest.objects.filter(Q(ends_at__lte=now) | Q(finished_at__isnull=False))
+    visible = (
+        (Q(public=True) & Q(challenge__isnull=True) & Q(contest__isnull=True))
+        | Q(challenge__lt=challenges.today())
+        | Q(contest__in=over.filter(public=True).values("id"))
+    )
     shown = ~Q(Exists(Player.objects.filter(user_id=OuterRef("owner_id"), banned=True)))
     if viewer.user_id is not None:
         visible |= Q(owner_id=viewer.user_id)
@@ -164,6 +199,14 @@ def challenge_seed(challenge: DailyChallenge) -> int | None:
     """A daily challenge's seed as anyone may see it: ``None`` while the day runs. (The
     admin's recorded reveal is the one way round it.)"""
     return None if challenges.is_open(challenge.date) else challenge.seed
+
+
+def contest_seeds(contest: Contest) -> list[int] | None:
+    """The seeds of a race's deals (of the deals an arena dealt) as anyone may see them:
+    ``None`` until the contest is finished."""
+    if contests.phase(contest) != contests.FINISHED:
+        return None
+    return contests.seeds(contest, contests.rounds_dealt(contest))
 
 
 def day_is_secret(date: dt.date | None) -> bool:

@@ -49,7 +49,9 @@ class Created:
     """A game begins: its rules, its deal (layout order) and how it was made.
 
     ``seed`` is ``None`` for a game made from an explicit deal; ``challenge`` is the ISO date
-    of the daily challenge it races in; ``engine`` the engine version that must replay it.
+    of the daily challenge it races in; ``contest`` the id of the race or arena it is deal
+    number ``round`` of (both keys are written only for such a game, so older streams read
+    unchanged); ``engine`` the engine version that must replay it.
     """
 
     TYPE: ClassVar[str] = "created"
@@ -61,9 +63,11 @@ class Created:
     public: bool
     challenge: str | None
     engine: int
+    contest: str | None = None
+    round: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "rules": self.rules,
             "seed": self.seed,
             "deal": list(self.deal),
@@ -71,6 +75,10 @@ class Created:
             "challenge": self.challenge,
             "engine": self.engine,
         }
+        if self.contest is not None:
+            data["contest"] = self.contest
+            data["round"] = self.round
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Created:
@@ -86,6 +94,10 @@ class Created:
         challenge = data.get("challenge")
         if challenge is not None and not isinstance(challenge, str):
             raise TypeError(f"challenge is not a date: {challenge!r}")
+        contest = data.get("contest")
+        if contest is not None and not isinstance(contest, str):
+            raise TypeError(f"contest is not an id: {contest!r}")
+        round_ = None if contest is None else _int(data, "round")
         return cls(
             rules=_str(data, "rules"),
             seed=seed,
@@ -93,6 +105,8 @@ class Created:
             public=public,
             challenge=challenge,
             engine=_int(data, "engine"),
+            contest=contest,
+            round=round_,
         )
 
 

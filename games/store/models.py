@@ -102,6 +102,10 @@ class Game(models.Model):
     board = models.JSONField(default=dict)
     #: The daily challenge this game races in (its UTC date), if any.
     challenge = models.DateField(null=True, blank=True)
+    #: The race or arena this game is a deal of (``games.dailies.models.Contest``; no
+    #: foreign key: this row is a projection), and which of its deals (1, 2, …).
+    contest = models.UUIDField(null=True, blank=True)
+    round = models.PositiveSmallIntegerField(null=True, blank=True)
     #: A moderator voided this result (``result_voided`` is the stream's last word on it).
     voided = models.BooleanField(default=False)
     created_at = models.DateTimeField()
@@ -115,6 +119,7 @@ class Game(models.Model):
             models.Index(fields=["owner", "-created_at"], name="game_owner_created"),
             models.Index(fields=["public", "-created_at"], name="game_public_created"),
             models.Index(fields=["challenge", "-created_at"], name="game_challenge_created"),
+            models.Index(fields=["contest", "owner"], name="game_contest_owner"),
         ]
 
     def __str__(self) -> str:

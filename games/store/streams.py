@@ -88,6 +88,9 @@ class Stream:
     created_at: dt.datetime
     updated_at: dt.datetime
     finished_at: dt.datetime | None
+    #: The race or arena (its id) this game is deal number ``round`` of.
+    contest: str | None = None
+    round: int | None = None
 
     @property
     def finished(self) -> bool:
@@ -140,6 +143,8 @@ def start(event: Event) -> Stream:
         created_at=event.at,
         updated_at=event.at,
         finished_at=None,
+        contest=created.contest,
+        round=created.round,
     )
 
 

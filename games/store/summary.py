@@ -96,6 +96,9 @@ class GameSummary:
     created_at: dt.datetime
     updated_at: dt.datetime
     finished_at: dt.datetime | None
+    #: The race or arena this game is deal number ``round`` of, if any.
+    contest: uuid.UUID | None = None
+    round: int | None = None
 
     @property
     def finished(self) -> bool:
@@ -132,6 +135,8 @@ class GameSummary:
             created_at=stream.created_at,
             updated_at=stream.updated_at,
             finished_at=stream.finished_at,
+            contest=None if stream.contest is None else uuid.UUID(stream.contest),
+            round=stream.round,
         )
 
     @classmethod
@@ -158,6 +163,8 @@ class GameSummary:
             created_at=game.created_at,
             updated_at=game.updated_at,
             finished_at=game.finished_at,
+            contest=game.contest,
+            round=game.round,
         )
 
     def row(self) -> dict[str, Any]:
@@ -182,6 +189,8 @@ class GameSummary:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "finished_at": self.finished_at,
+            "contest": self.contest,
+            "round": self.round,
         }
 
 
@@ -206,4 +215,6 @@ PROJECTED_FIELDS = (
     "created_at",
     "updated_at",
     "finished_at",
+    "contest",
+    "round",
 )

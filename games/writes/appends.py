@@ -4,11 +4,12 @@ A command no longer locks its game's row: it runs the engine on the state it hol
 process's stream cache), then sends one statement that, atomically, updates the ``Game``
 row *only if* it is still at the version the command was decided on (and its owner is not
 banned, and the idempotency key is unused), inserts the event, and upserts the game's daily
-standing and, for the event that finishes a game, its leaderboard result and entries
-(``games.boards.projection``). The row lock PostgreSQL takes for that ``UPDATE`` orders
-concurrent writers: a writer that lost the race re-checks the guard on the new row and
-changes nothing. So a command costs one round trip when the process knew the game's latest
-version, and no transaction is left open while Python runs (docs/architecture.md#the-command-path).
+standing (or its race's or arena's result: ``games_contest_result``) and, for the event
+that finishes a game, its leaderboard result and entries (``games.boards.projection``). The
+row lock PostgreSQL takes for that ``UPDATE`` orders concurrent writers: a writer that lost
+the race re-checks the guard on the new row and changes nothing. So a command costs one
+round trip when the process knew the game's latest version, and no transaction is left open
+while Python runs (docs/architecture.md#the-command-path).
 
 When the guard fails, :func:`why_not` reads in one query what changed: the current version,
 whether the owner is banned, and the first command that carried the idempotency key. The
@@ -27,6 +28,7 @@ from django.db import connection
 from psycopg.types.json import Jsonb
 
 from games.boards import projection as boards
+from games.dailies import contests
 
 _GAME_COLUMNS = (
     "version",
@@ -60,6 +62,9 @@ _STANDING_COLUMNS = (
     "rhythm_cv",
 )
 
+#: Columns of ``games_contest_result``, as the contests layer defines them.
+_RESULT_COLUMNS = contests.RESULT_COLUMNS
+
 _HEAD = f"""
 WITH head AS (
     UPDATE games_game AS g
@@ -77,6 +82,13 @@ standing AS (
     SELECT id, {", ".join(f"%(s_{column})s" for column in _STANDING_COLUMNS)} FROM head
     ON CONFLICT (game_id) DO UPDATE SET
     {", ".join(f"{column} = EXCLUDED.{column}" for column in _STANDING_COLUMNS)}
+)"""
+_RESULT = f""",
+result AS (
+    INSERT INTO games_contest_result (game_id, {", ".join(_RESULT_COLUMNS)})
+    SELECT id, {", ".join(f"%(r_{column})s" for column in _RESULT_COLUMNS)} FROM head
+    ON CONFLICT (game_id) DO UPDATE SET
+    {", ".join(f"{column} = EXCLUDED.{column}" for column in _RESULT_COLUMNS)}
 )"""
 _EVENT = """
 INSERT INTO games_event
@@ -99,12 +111,24 @@ event AS (
 )
 SELECT position, COALESCE((SELECT bool_or(dirty) FROM board_entries), FALSE) FROM event"""
 
-APPEND = _HEAD + _EVENT
-APPEND_WITH_STANDING = _HEAD + _STANDING + _EVENT
-APPEND_FINISHING = _HEAD + boards.RESULT_SQL + boards.ENTRIES_SQL + _EVENT_FINISHING
-APPEND_FINISHING_WITH_STANDING = (
-    _HEAD + _STANDING + boards.RESULT_SQL + boards.ENTRIES_SQL + _EVENT_FINISHING
-)
+
+def _statement(standing: bool, result: bool, finishing: bool) -> str:
+    return (
+        _HEAD
+        + (_STANDING if standing else "")
+        + (_RESULT if result else "")
+        + (boards.RESULT_SQL + boards.ENTRIES_SQL + _EVENT_FINISHING if finishing else _EVENT)
+    )
+
+
+#: Every statement an append may send, keyed by (standing, contest result, finishing): SQL
+#: written once, at import.
+STATEMENTS = {
+    (standing, result, finishing): _statement(standing, result, finishing)
+    for standing in (False, True)
+    for result in (False, True)
+    for finishing in (False, True)
+}
 
 WHY_NOT = """
 SELECT g.version,
@@ -144,13 +168,15 @@ def append(
     game_row: dict[str, Any],
     standing_row: dict[str, Any] | None,
     check_ban: bool,
+    result_row: dict[str, Any] | None = None,
     finishing: dict[str, Any] | None = None,
 ) -> Stored | None:
     """Append ``event`` and write the game's row (``game_row``: the projected fields), for
-    a daily game its standing, and for the event that finishes the game its leaderboard
-    result and entries (``finishing``: ``games.boards.projection.finishing_params``), in
-    one statement; ``None`` when the guard refused: the game has moved on, its owner is
-    banned (with ``check_ban``) or the key was used."""
+    a daily game its standing, for a race's or arena's game its result (``result_row``), and
+    for the event that finishes the game its leaderboard result and entries (``finishing``:
+    ``games.boards.projection.finishing_params``), in one statement; ``None`` when the guard
+    refused: the game has moved on, its owner is banned (with ``check_ban``) or the key was
+    used."""
     params: dict[str, Any] = {
         "game": event.game,
         "after": event.after,
@@ -166,14 +192,15 @@ def append(
     for column in _GAME_COLUMNS:
         value = game_row[column]
         params[f"g_{column}"] = Jsonb(value) if column == "board" else value
-    statement = APPEND
     if standing_row is not None:
-        statement = APPEND_WITH_STANDING
         for column in _STANDING_COLUMNS:
             params[f"s_{column}"] = standing_row[column]
+    if result_row is not None:
+        for column in _RESULT_COLUMNS:
+            params[f"r_{column}"] = result_row[column]
     if finishing is not None:
-        statement = APPEND_FINISHING_WITH_STANDING if standing_row is not None else APPEND_FINISHING
         params.update(finishing)
+    statement = STATEMENTS[standing_row is not None, result_row is not None, finishing is not None]
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
         row = cursor.fetchone()

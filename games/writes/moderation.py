@@ -29,7 +29,7 @@ from django.db import transaction
 
 from games import clock
 from games.boards import projection as boards
-from games.dailies import challenges
+from games.dailies import challenges, contests
 from games.dailies.models import Standing
 from games.errors import ModerationRefused
 from games.live import publish
@@ -98,6 +98,8 @@ def _set_banned(*, player: User, moderator: User, reason: str, banned: bool) -> 
         )
         for day in open_days.values_list("challenge_id", flat=True):
             publish.standings_after_commit(day)
+        for contest in contests.entered_unfinished(player.pk):
+            publish.contest_after_commit(contest)
     return act
 
 

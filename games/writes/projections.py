@@ -13,30 +13,30 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from games.boards import projection as leaderboards
-from games.dailies import standings
-from games.dailies.models import Standing
+from games.dailies import contests, standings
+from games.dailies.models import ContestResult, Standing
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
 from games.store.summary import GameSummary
 
 
-def create(stream: streams.Stream, summary: GameSummary, *, boards: bool = True) -> None:
+def create(stream: streams.Stream, summary: GameSummary) -> None:
     """Write the read models of a game that has none yet (made now, or rebuilt), whose
     stream is ``stream`` and summary ``summary``: its ``Game`` row and, for a daily
-    challenge game, its ``Standing`` (inside the caller's transaction). Appends update them
-    in their own statement (``games.writes.appends``)."""
+    challenge game, its ``Standing`` (a race's or arena's: its ``ContestResult``), inside the
+    caller's transaction. Appends update them in their own statement (``games.writes.appends``)."""
     Game.objects.create(id=summary.id, **summary.row())
     if stream.challenge is not None:
         Standing.objects.create(game_id=stream.game_id, **standings.standing_fields(stream))
-    if boards:
-        leaderboards.create_result(stream)
+    leaderboards.create_result(stream)
+    if stream.contest is not None:
+        ContestResult.objects.create(game_id=stream.game_id, **contests.result_fields(stream))
 
 
-def rebuild_games(*, boards: bool = True) -> int:
-    """Recompute every ``Game`` row (with its standing and leaderboard result) from events
-    alone, then every leaderboard entry from those results; returns how many games there
-    are. ``boards=False`` leaves the leaderboards alone (for a migration older than their
-    tables).
+def rebuild_games() -> int:
+    """Recompute every ``Game`` row (with its standing, contest result and leaderboard
+    result) from events alone, then every leaderboard entry from those results; returns how
+    many games there are.
 
     Holds a lock that blocks commands (they lock their game's row) for the duration.
     """
@@ -44,13 +44,12 @@ def rebuild_games(*, boards: bool = True) -> int:
         with connection.cursor() as cursor:
             cursor.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
         Game.objects.all().delete()
-        if boards:
-            leaderboards.clear_results()
+        leaderboards.clear_results()
         streams.cache.clear()
         names = dict(get_user_model().objects.values_list("pk", "username"))
 
         def save_stream(stream: streams.Stream) -> None:
-            create(stream, GameSummary.of(stream, owner=names[stream.owner_id]), boards=boards)
+            create(stream, GameSummary.of(stream, owner=names[stream.owner_id]))
 
         count = 0
         current: streams.Stream | None = None
@@ -63,8 +62,7 @@ def rebuild_games(*, boards: bool = True) -> int:
         if current is not None:
             save_stream(current)
             count += 1
-        if boards:
-            leaderboards.rebuild()
+        leaderboards.rebuild()
     return count
 
 

@@ -26,11 +26,12 @@ from django.db.models.expressions import RawSQL
 
 from games import clock, engine
 from games.boards import projection as boards
-from games.dailies import challenges, standings
+from games.dailies import challenges, contests, standings
 from games.errors import (
     BadDeal,
     Banned,
     ChallengeClosed,
+    ContestClosed,
     GameNotFound,
     IdempotencyKeyReused,
     NotOwner,
@@ -144,6 +145,8 @@ def _start_game(
     cards: Sequence[engine.Card],
     public: bool,
     challenge: str | None = None,
+    contest: str | None = None,
+    round_: int | None = None,
 ) -> Written:
     created = events.Created(
         rules=rules.name,
@@ -152,6 +155,8 @@ def _start_game(
         public=public,
         challenge=challenge,
         engine=engine.ENGINE_VERSION,
+        contest=contest,
+        round=round_,
     )
     with transaction.atomic():
         event = Event.objects.create(
@@ -205,7 +210,7 @@ def game_command(
             raise NotOwner()
         try:
             action, applied = _decide(stream, command, expected_version)
-        except (ChallengeClosed, VersionConflict, StaleCard, RuleRefused) as refusal:
+        except (ChallengeClosed, ContestClosed, VersionConflict, StaleCard, RuleRefused) as refusal:
             seen = _seen(game_id, key, fingerprint)
             if isinstance(seen, CommandResult):
                 return seen
@@ -272,6 +277,8 @@ def _decide(
     or the refusal that ``stream`` calls for."""
     if stream.challenge is not None and not challenges.is_open(stream.challenge):
         raise ChallengeClosed()
+    if stream.contest is not None and not contests.accepts_commands(stream.contest):
+        raise ContestClosed()
     if expected_version is not None and expected_version != stream.version:
         raise VersionConflict(stream.version)
     action = engine.action_from_command(command)
@@ -414,6 +421,7 @@ def _append(
         ),
         game_row=summary.row(),
         standing_row=standings.standing_fields(after) if after.challenge is not None else None,
+        result_row=contests.result_fields(after) if after.contest is not None else None,
         check_ban=check_ban,
         finishing=boards.finishing_params(after) if finishing else None,
     )
@@ -422,6 +430,12 @@ def _append(
     if stored.reordered:
         boards.repair(after)
     event.position = stored.position
+    if after.contest is not None and finishing:
+        # The last deal of the last racer ends a race early: checked only when a deal ends.
+        contest = summary.contest
+        assert contest is not None
+        if contests.finish_if_done(contest):
+            publish.contest_phase_after_commit(contest)
     publish.after_commit(after, summary, event)
     return CommandResult(after, summary, event)
 

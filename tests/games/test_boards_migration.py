@@ -1,5 +1,5 @@
-"""``0008_leaderboards`` fills the boards of a database that already holds games, and the
-older ``0007`` rebuild still runs before the boards' tables exist."""
+"""Upgrading a database that already holds games from 0006: ``0010_rebuild_projections``
+fills the boards (0008) and every other projection, once all their tables exist."""
 
 import json
 from pathlib import Path

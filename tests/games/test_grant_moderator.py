@@ -23,6 +23,9 @@ def test_an_account_becomes_staff_with_exactly_the_moderation_rights(alice) -> N
         "games.view_standing",
         "games.view_moderationact",
         "games.view_boardentry",
+        "games.view_contest",
+        "games.add_contest",
+        "games.view_contestresult",
         "games.moderate",
     }
     assert "alice is a moderator" in out.getvalue()

@@ -23,6 +23,9 @@ PERMISSIONS = (
     ("games", "view_standing"),
     ("games", "view_moderationact"),
     ("games", "view_boardentry"),
+    ("games", "view_contest"),
+    ("games", "add_contest"),
+    ("games", "view_contestresult"),
     ("games", "moderate"),
 )
 

@@ -1,0 +1,252 @@
+"""Races between friends over REST, with the clock moved by the test (``games.clock``):
+creating, joining by code until the start, dealing at the start, no peeking while the race
+runs, the end by the time limit or when everyone finished, then everything public."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from games import clock
+from games.dailies import secrets
+from games.dailies.models import Contest, Entrant
+from games.writes import contests as services
+
+pytestmark = pytest.mark.django_db
+
+T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, at: dt.datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> dt.datetime:
+        return self.at
+
+    def move(self, **delta: float) -> None:
+        self.at += dt.timedelta(**delta)
+
+
+@pytest.fixture
+def now():
+    moving = Clock(T0)
+    with clock.frozen(moving):
+        yield moving
+
+
+def make_race(api: Any, **body: Any) -> dict[str, Any]:
+    defaults = {"deals": 2, "time_limit": 600, **({} if "starts_at" in body else {"countdown": 60})}
+    response = api.post("/api/v1/races", {**defaults, **body})
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def test_a_race_from_creation_to_public_replays(now, as_alice, as_bob, as_staff, api, player):
+    race = make_race(as_alice)
+    assert race["status"] == "scheduled" and race["seeds"] is None and race["racers"] == 1
+    assert race["starts_at"] == "2026-11-30T12:01:00.000Z"
+    assert race["ends_at"] == "2026-11-30T12:11:00.000Z" and race["time_limit"] == 600
+    code = race["code"]
+    # Join by the short code (any case), or by the id; twice is the same entry.
+    assert as_bob.post(f"/api/v1/races/{code.lower()}/join").status_code == 201
+    again = as_bob.post(f"/api/v1/races/{race['id']}/join")
+    assert again.status_code == 200 and again.json()["racers"] == 2
+    # No deal before the start, for anyone.
+    early = as_alice.post(f"/api/v1/races/{code}/games")
+    assert early.status_code == 403 and early.json()["code"] == "contest_not_started"
+
+    now.move(seconds=60)
+    _, carol = player("carol")
+    late = api.as_user(carol).post(f"/api/v1/races/{code}/join")
+    assert late.status_code == 403 and late.json()["code"] == "race_started"
+    outsider = api.as_user(carol).post(f"/api/v1/races/{code}/games")
+    assert outsider.status_code == 403 and outsider.json()["code"] == "not_entrant"
+
+    dealt = as_alice.post(f"/api/v1/races/{code}/games")
+    assert dealt.status_code == 201
+    mine = dealt.json()["results"]
+    assert [(g["round"], g["contest"], g["seed"]) for g in mine] == [
+        (1, race["id"], None),
+        (2, race["id"], None),
+    ]
+    assert as_alice.post(f"/api/v1/races/{code}/games").json()["results"] == mine
+    bobs = as_bob.post(f"/api/v1/races/{code}/games").json()["results"]
+    # The same deals: the same face-up cards.
+    assert [g["columns"] for g in bobs] == [g["columns"] for g in mine]
+
+    # While it runs, nobody opens another racer's game: not a racer, not a stranger.
+    for reader in (as_bob, api):
+        for path in ("", "/events", "/moves", "/hint", "/states/1"):
+            refused = reader.get(f"/api/v1/games/{mine[0]['id']}{path}")
+            assert refused.status_code == 403, path
+            assert refused.json()["code"] == "contest_in_progress"
+    listed = as_bob.get(f"/api/v1/races/{code}/games").json()["results"]
+    assert {g["id"] for g in listed} == {g["id"] for g in bobs}
+    assert mine[0]["id"] not in str(as_bob.get("/api/v1/games?limit=200").json())
+    # Staff may read it, but not its deal: the secret is everyone's race.
+    seen = as_staff.get(f"/api/v1/games/{mine[0]['id']}").json()
+    assert seen["seed"] is None and "reserve_cards" not in seen
+
+    played = as_alice.post(f"/api/v1/games/{mine[0]['id']}/commands", {"type": "resign"})
+    assert played.status_code == 201
+    standings = api.get(f"/api/v1/races/{code}/standings").json()
+    assert standings["status"] == "running"
+    assert [(r["player"], r["finished"]) for r in standings["results"]] == [
+        ("alice", 1),
+        ("bob", 0),
+    ]
+
+    # The time limit ends it: no more commands, and everything is public.
+    now.move(minutes=10)
+    closed = as_bob.post(f"/api/v1/games/{bobs[0]['id']}/commands", {"type": "resign"})
+    assert closed.status_code == 403 and closed.json()["code"] == "contest_closed"
+    over = api.get(f"/api/v1/races/{code}").json()
+    assert over["status"] == "finished" and over["finished_at"] == "2026-11-30T12:11:00.000Z"
+    contest = Contest.objects.get(id=race["id"])
+    assert over["seeds"] == [secrets.contest_seed(contest.id, n) for n in (1, 2)]
+    public = as_bob.get(f"/api/v1/games/{mine[0]['id']}").json()
+    assert public["seed"] == over["seeds"][0] and "reserve_cards" in public
+    created = api.get(f"/api/v1/games/{mine[1]['id']}/events").json()["results"][0]
+    assert created["data"]["seed"] == over["seeds"][1] and len(created["data"]["deal"]) == 52
+    assert len(api.get(f"/api/v1/races/{code}/games").json()["results"]) == 4
+    assert mine[0]["id"] in str(api.get("/api/v1/games?limit=200").json())
+
+
+def test_a_race_ends_when_everyone_has_finished(now, as_alice, as_bob, api):
+    race = make_race(as_alice, deals=1, countdown=5)
+    as_bob.post(f"/api/v1/races/{race['code']}/join")
+    now.move(seconds=5)
+    games = {
+        name: client.post(f"/api/v1/races/{race['id']}/games").json()["results"][0]["id"]
+        for name, client in (("alice", as_alice), ("bob", as_bob))
+    }
+    as_alice.post(f"/api/v1/games/{games['alice']}/commands", {"type": "resign"})
+    assert api.get(f"/api/v1/races/{race['id']}").json()["status"] == "running"
+    assert as_alice.get(f"/api/v1/games/{games['bob']}").status_code == 403
+    as_bob.post(f"/api/v1/games/{games['bob']}/commands", {"type": "resign"})
+    over = api.get(f"/api/v1/races/{race['id']}").json()
+    assert over["status"] == "finished" and over["finished_at"] == "2026-11-30T12:00:05.000Z"
+    assert as_alice.get(f"/api/v1/games/{games['bob']}").json()["seed"] == over["seeds"][0]
+
+
+def test_creating_a_race_checks_its_input(now, as_alice, api):
+    assert api.post("/api/v1/races", {"time_limit": 60}).status_code == 401
+    for body, field in (
+        ({"time_limit": 60, "deals": 6}, "deals"),
+        ({"time_limit": 60, "deals": 0}, "deals"),
+        ({"time_limit": 5}, "time_limit"),
+        ({}, "time_limit"),
+        ({"time_limit": 60, "rules": "chess"}, "rules"),
+        ({"time_limit": 60, "countdown": 5, "starts_at": "2026-11-30T13:00:00Z"}, None),
+        ({"time_limit": 60, "colour": "red"}, "colour"),
+    ):
+        refused = as_alice.post("/api/v1/races", body)
+        assert refused.status_code == 400, body
+        assert (field or "non_field_errors") in refused.json()["fields"]
+    at = make_race(as_alice, starts_at="2026-11-30T13:00:00Z", public=False, rules="wasp")
+    assert at["starts_at"] == "2026-11-30T13:00:00.000Z" and at["rules"] == "wasp"
+    # A private race is not listed for others, but its link and code work.
+    assert at["id"] not in str(api.get("/api/v1/races").json())
+    assert at["id"] in str(as_alice.get("/api/v1/races").json())
+    assert api.get(f"/api/v1/races/{at['code']}").json()["id"] == at["id"]
+    assert api.get("/api/v1/races/NOSUCH").status_code == 404
+
+
+def test_races_are_paged_by_cursor(now, as_alice, api):
+    made = [make_race(as_alice, countdown=60 + n)["id"] for n in range(5)]
+    page = api.get("/api/v1/races?limit=2").json()
+    seen = [r["id"] for r in page["results"]]
+    while page["next"]:
+        page = api.get(page["next"].split("testserver")[-1]).json()
+        seen += [r["id"] for r in page["results"]]
+    assert seen == list(reversed(made))
+    assert api.get("/api/v1/races?status=scheduled").json()["results"]
+    assert api.get("/api/v1/races?status=running").json()["results"] == []
+    assert api.get("/api/v1/races?cursor=bogus").status_code == 400
+
+
+def test_errors_follow_accept_language(now, as_alice, api, player):
+    race = make_race(as_alice, countdown=5)
+    now.move(seconds=5)
+    _, carol = player("carol")
+    refused = api.as_user(carol).in_language("it").post(f"/api/v1/races/{race['id']}/join")
+    assert refused.status_code == 403 and refused.json()["code"] == "race_started"
+    assert refused.json()["detail"].startswith("Questa gara")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_concurrent_join_at_the_moment_of_start(django_user_model):
+    """Players join while the start seals the racers: each join either is in the race or
+    is refused, and the racers are exactly those who joined before the seal."""
+    users = [
+        django_user_model.objects.create_user(f"p{n}", password="pw-racer-123") for n in range(12)
+    ]
+    start = clock.now() + dt.timedelta(seconds=2)
+    race = services.race_create(
+        creator=users[0],
+        rules="classic",
+        deals=1,
+        starts_at=start,
+        time_limit=dt.timedelta(minutes=5),
+    )
+    outcomes: dict[str, str] = {}
+    barrier = threading.Barrier(len(users))
+
+    def join(user: Any) -> None:
+        from django.db import connection
+
+        try:
+            connection.ensure_connection()
+            barrier.wait()
+            # Spread the joins around the start instant: -0.2 s to +0.1 s.
+            target = start + dt.timedelta(seconds=(users.index(user) % 4 - 2) * 0.1)
+            while clock.now() < target:
+                time.sleep(0.001)
+            try:
+                services.race_join(race=race, player=user)
+                outcomes[user.username] = "joined"
+            except Exception as error:  # noqa: BLE001
+                outcomes[user.username] = getattr(error, "code", repr(error))
+        finally:
+            connection.close()
+
+    def seal() -> None:
+        from django.db import connection
+
+        try:
+            connection.ensure_connection()
+            barrier.wait()
+            while clock.now() < start:
+                time.sleep(0.001)
+            services.race_start(race)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=join, args=(u,)) for u in users[1:]]
+    threads.append(threading.Thread(target=seal))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert set(outcomes.values()) <= {"joined", "race_started"}
+    assert "joined" in outcomes.values() and "race_started" in outcomes.values()
+    sealed = Contest.objects.get(id=race.id)
+    assert sealed.started_at is not None and sealed.started_at >= start
+    racers = set(Entrant.objects.filter(contest=race).values_list("player__username", flat=True))
+    assert racers == {"p0"} | {name for name, outcome in outcomes.items() if outcome == "joined"}
+    assert all(
+        joined < start
+        for joined in Entrant.objects.filter(contest=race).values_list("joined_at", flat=True)
+    )
+    # Every racer is dealt; nobody else is.
+    for user in users:
+        if user.username in racers:
+            games, _ = services.race_games(race=sealed, player=user)
+            assert len(games) == 1
