@@ -50,6 +50,7 @@ MESSAGES: dict[str, Promise] = {
     "stale_card": _("That card is no longer at that position."),
     "idempotency_key_reused": _("This Idempotency-Key was already used for a different request."),
     "throttled": _("Too many requests; try again later."),
+    "too_large": _("The request body is larger than %(limit)d bytes."),
     "unavailable": _("The service is unavailable right now; try again shortly."),
     "server_error": _("Something went wrong on the server."),
 }
@@ -59,7 +60,8 @@ UNKNOWN_FIELD = _("Unknown field.")
 NOT_A_CARD = _("Not a card code (such as AS, TD or 10D).")
 NOT_AN_OBJECT = _("The body must be a JSON object.")
 MALFORMED_JSON = _("The body is not valid JSON.")
-BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
+TOO_DEEP = _("The JSON is nested deeper than %(depth)d levels.")
+LONE_SURROGATE = _("The JSON holds a lone surrogate (\\uD800 to \\uDFFF), which is not text.")
 SEED_OR_DEAL = _("Give a seed or a deal, not both.")
 BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
 BAD_CURSOR = _("This cursor is not valid.")

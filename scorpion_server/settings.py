@@ -40,6 +40,8 @@ DAILY_SECRET = env_secret(
 _LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", _LOCAL_HOSTS + ["*"] if DEBUG else _LOCAL_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Under /api/ a CSRF failure answers in the API's JSON error shape.
+CSRF_FAILURE_VIEW = "api.exceptions.csrf_failure"
 
 INSTALLED_APPS = [
     "daphne",  # first: its runserver replaces Django's and it installs the Twisted reactor
@@ -148,8 +150,13 @@ WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
 # daphne closes a WebSocket after this many seconds (-1: never); a spectator's group
 # membership is renewed every WS_GROUP_EXPIRY / 2 meanwhile, so it is never dropped silently.
 WS_TIMEOUT = env_int("WS_TIMEOUT", default=86400, minimum=-1)
-# Largest WebSocket message a client may send (daphne refuses bigger ones with 1009).
-WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=65536, minimum=1024)
+# Largest WebSocket message a client may send: the transport (scorpion_server.transport)
+# closes the connection with 1009 past it.
+WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=4096, minimum=1024)
+# Messages one WebSocket connection may send (a ping reads the database), and sockets one
+# client address may hold open on each process (api.ws_limits); "off"/0 for no limit.
+WS_MESSAGE_RATE = env_rate("WS_MESSAGE_RATE", "30/minute")
+WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", default=50)
 # Connections each process may open to Redis for the channel layer.
 REDIS_MAX_CONNECTIONS = env_int("REDIS_MAX_CONNECTIONS", default=1000, minimum=10)
 if REDIS_URL:
@@ -222,9 +229,9 @@ REST_FRAMEWORK = {
         "api.authentication.CachedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["api.parsers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.JsonFirstNegotiation",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
     # Counted in the cache (Redis when REDIS_URL is set, so every process shares the count).
