@@ -29,12 +29,19 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # --- Core ------------------------------------------------------------------------------------
 
 DEBUG = env_bool("DEBUG", default=False)
+# With DEBUG off a weak secret is refused at start (50 characters, as Django's deploy check).
 SECRET_KEY = env_secret(
-    "SECRET_KEY", debug=DEBUG, development_default="dev-only-insecure-secret-key-do-not-deploy"
+    "SECRET_KEY",
+    debug=DEBUG,
+    development_default="dev-only-insecure-secret-key-do-not-deploy",
+    min_length=50,
 )
 # Signs the daily challenges' seeds; must differ between deployments that must not share dailies.
 DAILY_SECRET = env_secret(
-    "DAILY_SECRET", debug=DEBUG, development_default="dev-only-insecure-daily-secret"
+    "DAILY_SECRET",
+    debug=DEBUG,
+    development_default="dev-only-insecure-daily-secret",
+    min_length=32,
 )
 # Development (DEBUG on, ALLOWED_HOSTS unset) answers any host name; an explicit list is kept.
 _LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
@@ -42,6 +49,21 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", _LOCAL_HOSTS + ["*"] if DEBUG else _LO
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Under /api/ a CSRF failure answers in the API's JSON error shape.
 CSRF_FAILURE_VIEW = "api.exceptions.csrf_failure"
+
+# HTTPS, all off by default (a plain-HTTP development server); README.md#production lists
+# the values `manage.py check --deploy` passes with. Behind a proxy that terminates TLS,
+# TRUST_X_FORWARDED_PROTO tells Django that X-Forwarded-Proto: https means a secure request
+# (the proxy must overwrite any such header a client sends).
+if env_bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+# Load balancers and orchestrators probe over plain HTTP, inside the deployment.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# The session and CSRF cookies (the admin's and the web client's) only over HTTPS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=False)
 
 INSTALLED_APPS = [
     "daphne",  # first: its runserver replaces Django's and it installs the Twisted reactor
