@@ -367,3 +367,108 @@ def test_a_session_post_without_csrf_is_json_403(server, alice) -> None:
         answer = client.post("/api/v1/games", json={})
     assert answer.status_code in (401, 403)
     assert answer.headers["content-type"] == "application/json"
+
+
+# --- 8. throttles that hold under concurrency, and WebSocket limits ---------------------------
+
+LIMITS = {
+    "THROTTLE_ANON": "40/hour",
+    "THROTTLE_USER": "60/hour",
+    "THROTTLE_AUTH": "1000000/minute",
+    "WS_MESSAGE_RATE": "10/minute",
+    "WS_SOCKETS_PER_ADDRESS": "3",
+}
+
+
+@pytest.fixture(scope="module")
+def shared_pair(live_server_factory, redis_url):
+    """Two processes counting in one Redis."""
+    return (
+        live_server_factory(serve=True, redis_url=redis_url, **LIMITS),
+        live_server_factory(serve=True, redis_url=redis_url, **LIMITS),
+    )
+
+
+@pytest.fixture(scope="module")
+def alone(live_server_factory):
+    """One process counting in its own memory."""
+    return live_server_factory(serve=True, **LIMITS)
+
+
+@pytest.fixture
+def fresh_counts(redis_url):
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter("*throttle_*"):
+        client.delete(key)
+    client.close()
+
+
+def burst(urls: list[str], headers: dict[str, str] | None = None, in_flight: int = 20):
+    """GET every URL with ``in_flight`` requests at a time: their status codes, and the
+    Retry-After of the refusals."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def get(url: str) -> tuple[int, str | None]:
+        answer = httpx.get(url, headers=headers, timeout=30)
+        assert answer.status_code in (200, 429), answer.text
+        return answer.status_code, answer.headers.get("Retry-After")
+
+    with ThreadPoolExecutor(in_flight) as pool:
+        return list(pool.map(get, urls))
+
+
+def test_anonymous_limit_holds_exactly_across_processes(shared_pair, fresh_counts) -> None:
+    a, b = shared_pair
+    answers = burst([f"{(a, b)[i % 2].http}/api/v1/rules" for i in range(100)])
+    assert sum(status == 200 for status, _ in answers) == 40
+    waits = [int(wait) for status, wait in answers if status == 429]
+    assert len(waits) == 60 and all(1 <= wait <= 3600 for wait in waits)
+
+
+def test_signed_in_limit_holds_exactly_across_processes(shared_pair, fresh_counts, alice) -> None:
+    a, b = shared_pair
+    headers = {"Authorization": f"Token {alice[1]}"}
+    answers = burst([f"{(a, b)[i % 2].http}/api/v1/rules" for i in range(150)], headers)
+    assert sum(status == 200 for status, _ in answers) == 60
+
+
+def test_the_limit_holds_exactly_in_one_process_without_redis(alone) -> None:
+    answers = burst([f"{alone.http}/api/v1/rules"] * 100)
+    assert sum(status == 200 for status, _ in answers) == 40
+
+
+def test_a_websocket_connection_may_send_so_many_messages(alone, game) -> None:
+    with ws_connect(f"{alone.ws}/ws/games/{game}/", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        for _ in range(10):
+            ws.send(json.dumps({"type": "ping"}))
+            assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "error", "code": "throttled"}
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+
+
+def test_an_address_may_hold_so_many_sockets(alone, game) -> None:
+    url = f"{alone.ws}/ws/games/{game}/"
+    held = [ws_connect(url, open_timeout=10) for _ in range(3)]
+    try:
+        for ws in held:
+            assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        assert close_code(url) == 4429
+        held.pop().close()
+        deadline = time.monotonic() + 10
+        while True:  # the server counts the closed one out once it hears of it
+            with ws_connect(url, open_timeout=10) as ws:
+                try:
+                    if json.loads(ws.recv(timeout=10))["type"] == "snapshot":
+                        break
+                except ConnectionClosed:
+                    assert time.monotonic() < deadline, "the freed socket was never counted out"
+                    time.sleep(0.2)
+    finally:
+        for ws in held:
+            ws.close()
