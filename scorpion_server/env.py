@@ -94,7 +94,9 @@ def env_secret(name: str, *, debug: bool, development_default: str, min_length: 
     return value
 
 
-def database_from_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, Any]:
+def database_from_url(
+    url: str, *, variable: str = "DATABASE_URL", connect_timeout: int = 3
+) -> dict[str, Any]:
     """Django ``DATABASES`` entry for a ``postgres://`` / ``postgresql://`` URL.
 
     ``postgresql://user:password@host:port/name?sslmode=require`` maps to the psycopg 3 backend;
@@ -125,7 +127,7 @@ def database_from_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, 
     options: dict[str, str] = dict(parse_qsl(parts.query, keep_blank_values=True))
     if "host" in options:
         host = options.pop("host")
-    options.setdefault("connect_timeout", "10")
+    options.setdefault("connect_timeout", str(connect_timeout))
 
     return {
         "ENGINE": "django.db.backends.postgresql",

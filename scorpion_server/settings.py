@@ -117,9 +117,16 @@ TEMPLATES = [
 
 DATA_DIR = Path(env_str("SCORPION_DATA_DIR") or BASE_DIR / ".data").resolve()
 _database_url = env_str("DATABASE_URL")
+# Seconds to wait for PostgreSQL to accept a connection (libpq's connect_timeout, unless the
+# URL sets one): a host that does not answer fails a request this fast.
+DB_CONNECT_TIMEOUT = env_int("DB_CONNECT_TIMEOUT", default=3, minimum=2)
 DATABASES = {
-    "default": database_from_url(_database_url or embedded.start_postgres(DATA_DIR)),
+    "default": database_from_url(
+        _database_url or embedded.start_postgres(DATA_DIR), connect_timeout=DB_CONNECT_TIMEOUT
+    ),
 }
+# Django's backend, failing fast while PostgreSQL is unreachable (scorpion_server.postgresql).
+DATABASES["default"]["ENGINE"] = "scorpion_server.postgresql"
 # Under ASGI each request may run its sync code on a thread of its own, so persistent
 # per-thread connections are off; instead psycopg's connection pool (Django 5.1+) hands
 # every request an open connection. DB_POOL_MAX_SIZE bounds it per process (0 turns the
@@ -136,7 +143,10 @@ if DB_POOL_MAX_SIZE:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": DB_POOL_MAX_SIZE,
-        "timeout": env_int("DB_POOL_TIMEOUT", default=10, minimum=1),
+        "timeout": env_int("DB_POOL_TIMEOUT", default=3, minimum=1),
+        # The pool's retries start over after 5 s instead of backing off for minutes, so a
+        # PostgreSQL that is back is used within seconds.
+        "reconnect_timeout": 5,
     }
 
 # Threads serving HTTP requests in each process (scorpion_server.handler): each holds at most

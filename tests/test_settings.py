@@ -200,7 +200,7 @@ def test_database_url_maps_to_the_psycopg_backend():
         "PASSWORD": "p@ss",
         "HOST": "db.example",
         "PORT": "6543",
-        "OPTIONS": {"sslmode": "require", "connect_timeout": "10"},
+        "OPTIONS": {"sslmode": "require", "connect_timeout": "3"},
     }
 
 
