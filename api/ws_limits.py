@@ -88,3 +88,8 @@ def release_socket(address: str) -> None:
 
 def open_sockets(address: str) -> int:
     return _open.get(address, 0)
+
+
+def reset() -> None:
+    """Forget every count (tests)."""
+    _open.clear()

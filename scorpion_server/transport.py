@@ -80,7 +80,11 @@ class LimitedRequest(WebRequest):  # type: ignore[misc]
         transport = channel.transport
         transport.write(too_large_response())
         channel.dataReceived = _discard
-        transport.loseWriteConnection()
+        half_close = getattr(transport, "loseWriteConnection", None)
+        if half_close is None:  # a transport that cannot half-close: close it
+            transport.loseConnection()
+        else:
+            half_close()
         from twisted.internet import reactor  # daphne's asyncio reactor, installed by now
 
         cast(Any, reactor).callLater(LINGER_SECONDS, _abort, transport)

@@ -149,6 +149,8 @@ def live_server_factory(
             THROTTLE_ANON="1000000/minute",
             THROTTLE_USER="1000000/minute",
             THROTTLE_AUTH="1000000/minute",
+            WS_SOCKETS_PER_ADDRESS="0",
+            WS_MESSAGE_RATE="off",
             DB_POOL_MAX_SIZE="10",
             LOG_LEVEL="WARNING",
         )
