@@ -16,7 +16,6 @@ import math
 from typing import Any
 
 import psycopg
-from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -74,7 +73,7 @@ def _response_for(exc: Exception) -> Response | None:
     if isinstance(exc, exceptions.ParseError):
         return Response(error_body("invalid", fields={"body": [str(messages.MALFORMED_JSON)]}), 400)
     if isinstance(exc, RequestDataTooBig):
-        return Response(too_large_body(), status=413)
+        return Response(messages.too_large_body(), status=413)
     if isinstance(exc, exceptions.Throttled):
         seconds = exc.wait  # type: ignore[attr-defined]  # set in Throttled.__init__
         wait = math.ceil(seconds) if seconds is not None else 1
@@ -102,15 +101,6 @@ def _response_for(exc: Exception) -> Response | None:
 def _caused_by_unavailable(exc: Exception) -> bool:
     """A database error whose cause is a lost or refused connection."""
     return isinstance(exc, DatabaseError) and isinstance(exc.__cause__, _UNAVAILABLE)
-
-
-def too_large_body() -> dict[str, Any]:
-    """The error body of a request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413): the same
-    from the transport (``scorpion_server.transport``), the handler and a view."""
-    return {
-        "code": "too_large",
-        "detail": messages.message("too_large", limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
-    }
 
 
 def _fields(detail: Any) -> dict[str, list[str]]:
@@ -141,7 +131,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not _is_api(request):
         return defaults.bad_request(request, exception)
     if isinstance(exception, RequestDataTooBig):
-        return JsonResponse(too_large_body(), status=413)
+        return JsonResponse(messages.too_large_body(), status=413)
     reason = messages.message("invalid")
     return JsonResponse(error_body("invalid", fields={"body": [reason]}), status=400)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -73,3 +74,10 @@ def message(code: str, **params: Any) -> str:
     if text is None:
         return code
     return str(text) % params if params else str(text)
+
+
+def too_large_body() -> dict[str, Any]:
+    """The error body of a request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), the same
+    from the transport (``scorpion_server.transport``), the HTTP handler and a view."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return {"code": "too_large", "detail": message("too_large", limit=limit)}

@@ -33,6 +33,8 @@ from django.core.handlers.base import BaseHandler
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
+from api import messages
+
 
 class BodyTooLarge(Exception):
     """The request body passed ``DATA_UPLOAD_MAX_MEMORY_SIZE`` while it was read."""
@@ -52,10 +54,8 @@ class PooledThreadHandler(ASGIHandler):
         try:
             await super().handle(scope, receive, send)
         except BodyTooLarge:  # raised by read_body, before anything was sent
-            from api.exceptions import too_large_body
-
             response = HttpResponse(
-                json.dumps(too_large_body()), status=413, content_type="application/json"
+                json.dumps(messages.too_large_body()), status=413, content_type="application/json"
             )
             response["Connection"] = "close"
             await self.send_response(response, send)

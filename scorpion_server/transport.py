@@ -24,6 +24,9 @@ from daphne.cli import CommandLineInterface
 from daphne.http_protocol import WebRequest
 from daphne.server import Server as DaphneServer
 from django.conf import settings
+from twisted.internet import reactor  # after daphne's imports, which install its reactor
+
+from api import messages
 
 #: Seconds a refused body is still read (and discarded) so that the client sees the 413.
 LINGER_SECONDS = 5.0
@@ -31,9 +34,7 @@ LINGER_SECONDS = 5.0
 
 def too_large_response() -> bytes:
     """The raw HTTP answer to a body over the limit (in the API's error shape)."""
-    from api.exceptions import too_large_body  # the API's one error shape and message
-
-    body = json.dumps(too_large_body()).encode()
+    body = json.dumps(messages.too_large_body()).encode()
     head = (
         "HTTP/1.1 413 Content Too Large\r\n"
         "Content-Type: application/json\r\n"
@@ -85,8 +86,6 @@ class LimitedRequest(WebRequest):  # type: ignore[misc]
             transport.loseConnection()
         else:
             half_close()
-        from twisted.internet import reactor  # daphne's asyncio reactor, installed by now
-
         cast(Any, reactor).callLater(LINGER_SECONDS, _abort, transport)
 
 
