@@ -454,8 +454,8 @@ def test_a_websocket_connection_may_send_so_many_messages(alone, game) -> None:
 
 def test_an_address_may_hold_so_many_sockets(alone, game) -> None:
     url = f"{alone.ws}/ws/games/{game}/"
-    held = [ws_connect(url, open_timeout=10) for _ in range(3)]
-    try:
+    with contextlib.ExitStack() as sockets:
+        held = [sockets.enter_context(ws_connect(url, open_timeout=10)) for _ in range(3)]
         for ws in held:
             assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
         assert close_code(url) == 4429
@@ -469,6 +469,3 @@ def test_an_address_may_hold_so_many_sockets(alone, game) -> None:
                 except ConnectionClosed:
                     assert time.monotonic() < deadline, "the freed socket was never counted out"
                     time.sleep(0.2)
-    finally:
-        for ws in held:
-            ws.close()
