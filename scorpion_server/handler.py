@@ -57,6 +57,7 @@ class PooledThreadHandler(ASGIHandler):
             response = HttpResponse(
                 json.dumps(messages.too_large_body()), status=413, content_type="application/json"
             )
+            response["Content-Length"] = str(len(response.content))
             response["Connection"] = "close"
             await self.send_response(response, send)
 

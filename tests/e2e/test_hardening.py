@@ -264,6 +264,18 @@ def test_an_announced_oversized_body_is_refused_at_once(server) -> None:
     assert "65536" in body["detail"]
 
 
+def test_an_oversized_body_announced_with_expect_100_continue_gets_413_not_100(server) -> None:
+    headers = {
+        "Content-Type": "application/json",
+        "Content-Length": str(200 * 2**20),
+        "Expect": "100-continue",
+    }
+    request = http_request("POST", "/api/v1/auth/register", b"", headers)  # headers only
+    status, _, body = send(server, request, timeout=5)
+    assert status == 413
+    assert body["code"] == "too_large"
+
+
 def _chunked(body: bytes, size: int = 4096) -> bytes:
     chunks = [body[i : i + size] for i in range(0, len(body), size)]
     return b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
@@ -469,3 +481,40 @@ def test_an_address_may_hold_so_many_sockets(alone, game) -> None:
                 except ConnectionClosed:
                     assert time.monotonic() < deadline, "the freed socket was never counted out"
                     time.sleep(0.2)
+
+
+# --- the same limits when daphne is started by hand, without the transport's ------------------
+
+
+@pytest.fixture(scope="module")
+def bare(live_server_factory):
+    """``daphne scorpion_server.asgi:application``, with daphne's own defaults."""
+    return live_server_factory()
+
+
+def test_bare_daphne_still_answers_413_and_reads_chunked_bodies(bare, alice, game) -> None:
+    too_big = http_request(
+        "POST", "/api/v1/auth/register", b" " * 100_000, {"Content-Type": "application/json"}
+    )
+    status, _, body = send(bare, too_big)
+    assert (status, body["code"]) == (413, "too_large")
+
+    headers = {
+        "Content-Type": "application/json",
+        "Transfer-Encoding": "chunked",
+        "Authorization": f"Token {alice[1]}",
+    }
+    command = json.dumps({"type": "deal"}).encode()
+    request = http_request("POST", f"/api/v1/games/{game}/commands", _chunked(command, 5), headers)
+    status, _, body = send(bare, request)
+    assert status == 201, body
+
+
+def test_bare_daphne_closes_an_oversized_message_with_4009(bare, game) -> None:
+    with ws_connect(f"{bare.ws}/ws/games/{game}/", open_timeout=10, max_size=None) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        ws.send(json.dumps({"type": "ping", "pad": "x" * 5000}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "error", "code": "too_large"}
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4009
