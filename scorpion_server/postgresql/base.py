@@ -8,7 +8,8 @@ connect (:class:`TrackedConnection`). Once an attempt failed, and none succeeded
 a request does not wait on the pool: it tries to connect itself, one request at a time
 (refused at once while PostgreSQL is down, ``DB_CONNECT_TIMEOUT`` at most for a host that
 does not answer), and gets its ``OperationalError`` (503 ``unavailable``) if that fails.
-If it succeeds, the pool is replaced by a fresh one, which connects at once.
+If it succeeds and the pool holds no connection, the pool is replaced by a fresh one, which
+connects at once.
 """
 
 from __future__ import annotations
@@ -81,4 +82,5 @@ class DatabaseWrapper(base.DatabaseWrapper):
             if time.monotonic() - health.failed_at < QUIET_SECONDS:
                 raise psycopg.OperationalError("PostgreSQL is unreachable (it just failed)")
             TrackedConnection.connect(**conn_params).close()
-            self.close_pool()
+            if self.pool is not None and not self.pool.get_stats().get("pool_available"):
+                self.close_pool()  # it holds nothing, and its retries may be backing off

@@ -340,6 +340,7 @@ def test_a_200_mib_body_is_not_buffered(server) -> None:
         with contextlib.suppress(OSError):
             status, _, _ = read_response(sock)
     after = _rss_kib(server.process.pid)
+    print(f"RSS {before // 1024} -> {after // 1024} MiB, {sent} MiB sent, answer {status}")
     assert status in (413, None)
     assert after - before < 20 * 1024, (
         f"RSS grew by {(after - before) // 1024} MiB ({sent} MiB sent)"
