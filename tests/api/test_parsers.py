@@ -4,8 +4,16 @@ refused, everything else as ``json.loads``."""
 import json
 
 import pytest
+from django.utils import translation
 
 from api import parsers
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    """The messages are matched in English, whatever an earlier test left active."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.mark.parametrize(
