@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import uuid
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from api import watchers
+from api import parsers, watchers, ws_limits
 from games.errors import DomainError
 from games.live import feeds, publish
 from games.reads import selectors, visibility
@@ -32,11 +31,12 @@ from games.reads.visibility import Viewer
 logger = logging.getLogger(__name__)
 
 #: Close codes: 4400 bad request (``after``), 4401 bad token, 4403 not allowed,
-#: 4404 no such game; 1009 a client frame over MAX_CLIENT_FRAME bytes.
+#: 4404 no such game, 4429 over a limit (api.ws_limits). A client message over
+#: ``WS_MAX_MESSAGE_BYTES`` is closed by the transport with 1009 (scorpion_server.transport);
+#: 4009 only when daphne was started without that limit and the message reached us.
 CLOSE_BAD_REQUEST = 4400
 CLOSE_BAD_TOKEN = 4401
-CLOSE_TOO_BIG = 1009
-MAX_CLIENT_FRAME = 4096
+CLOSE_TOO_BIG = 4009
 
 
 def close_code_for(error: DomainError) -> int:
@@ -66,19 +66,43 @@ async def leave(consumer: Any) -> None:
 
 
 class ClientFrames(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
-    """Answers client frames: ``ping`` gets ``pong``, anything else ``bad_message``."""
+    """Answers client frames: ``ping`` gets ``pong``, anything else ``bad_message``; holds
+    the client to its limits (:mod:`api.ws_limits`)."""
+
+    address: str | None = None
+    rate: ws_limits.MessageRate | None = None
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        address = ws_limits.client_address(self.scope)
+        if not ws_limits.take_socket(address):
+            await self.accept()
+            await self.close(code=ws_limits.CLOSE_TOO_MANY)
+            return
+        self.address = address
+        self.rate = ws_limits.MessageRate(settings.WS_MESSAGE_RATE)
+        await super().websocket_connect(message)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        if self.address is not None:
+            ws_limits.release_socket(self.address)
+            self.address = None
+        await super().websocket_disconnect(message)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.rate is not None and not self.rate.allow():
+            await self.send_json({"type": "error", "code": "throttled"})
+            await self.close(code=ws_limits.CLOSE_TOO_MANY)
+            return
         if text_data is None:
             await self.send_json({"type": "error", "code": "bad_message"})
             return
-        if len(text_data.encode()) > MAX_CLIENT_FRAME:
+        if len(text_data.encode()) > settings.WS_MAX_MESSAGE_BYTES:
             await self.send_json({"type": "error", "code": "too_large"})
             await self.close(code=CLOSE_TOO_BIG)
             return
         try:
-            content = json.loads(text_data)
-        except ValueError:
+            content = parsers.loads(text_data)
+        except ValueError:  # malformed, too deep, or a lone surrogate
             content = None
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.on_ping()

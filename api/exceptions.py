@@ -16,12 +16,12 @@ import math
 from typing import Any
 
 import psycopg
-from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.views import defaults
+from django.views import csrf, defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -73,7 +73,7 @@ def _response_for(exc: Exception) -> Response | None:
     if isinstance(exc, exceptions.ParseError):
         return Response(error_body("invalid", fields={"body": [str(messages.MALFORMED_JSON)]}), 400)
     if isinstance(exc, RequestDataTooBig):
-        return Response(error_body("invalid", fields={"body": [_too_big()]}), status=400)
+        return Response(messages.too_large_body(), status=413)
     if isinstance(exc, exceptions.Throttled):
         seconds = exc.wait  # type: ignore[attr-defined]  # set in Throttled.__init__
         wait = math.ceil(seconds) if seconds is not None else 1
@@ -103,10 +103,6 @@ def _caused_by_unavailable(exc: Exception) -> bool:
     return isinstance(exc, DatabaseError) and isinstance(exc.__cause__, _UNAVAILABLE)
 
 
-def _too_big() -> str:
-    return str(messages.BODY_TOO_LARGE) % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}
-
-
 def _fields(detail: Any) -> dict[str, list[str]]:
     """DRF's error detail as ``{name: [messages]}``; errors of the whole body under
     ``non_field_errors``."""
@@ -131,18 +127,29 @@ def _is_api(request: HttpRequest) -> bool:
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """``handler400``: JSON for API paths (an oversized body is a ``body`` field error)."""
+    """``handler400``: JSON for API paths (an oversized body is 413 ``too_large``)."""
     if not _is_api(request):
         return defaults.bad_request(request, exception)
-    reason = _too_big() if isinstance(exception, RequestDataTooBig) else messages.message("invalid")
+    if isinstance(exception, RequestDataTooBig):
+        return JsonResponse(messages.too_large_body(), status=413)
+    reason = messages.message("invalid")
     return JsonResponse(error_body("invalid", fields={"body": [reason]}), status=400)
 
 
+@csrf_exempt  # a POST to an unknown URL is a 404, not a CSRF failure
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """``handler404``, and the catch-all of ``/api/``: unknown API URLs answer JSON 404."""
+    """``handler404``, and the catch-all of ``/api/``: unknown API URLs answer JSON 404,
+    whatever the method."""
     if not _is_api(request):
         return defaults.page_not_found(request, exception or Http404())
     return JsonResponse(error_body("not_found"), status=404)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: JSON 403 ``permission_denied`` for API paths."""
+    if not _is_api(request):
+        return csrf.csrf_failure(request, reason)
+    return JsonResponse(error_body("permission_denied"), status=403)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:

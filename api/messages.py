@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -59,6 +60,7 @@ MESSAGES: dict[str, Promise] = {
     "stale_card": _("That card is no longer at that position."),
     "idempotency_key_reused": _("This Idempotency-Key was already used for a different request."),
     "throttled": _("Too many requests; try again later."),
+    "too_large": _("The request body is larger than %(limit)d bytes."),
     "unavailable": _("The service is unavailable right now; try again shortly."),
     "server_error": _("Something went wrong on the server."),
 }
@@ -68,7 +70,8 @@ UNKNOWN_FIELD = _("Unknown field.")
 NOT_A_CARD = _("Not a card code (such as AS, TD or 10D).")
 NOT_AN_OBJECT = _("The body must be a JSON object.")
 MALFORMED_JSON = _("The body is not valid JSON.")
-BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
+TOO_DEEP = _("The JSON is nested deeper than %(depth)d levels.")
+LONE_SURROGATE = _("The JSON holds a lone surrogate (\\uD800 to \\uDFFF), which is not text.")
 SEED_OR_DEAL = _("Give a seed or a deal, not both.")
 BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
 BAD_CURSOR = _("This cursor is not valid.")
@@ -85,3 +88,10 @@ def message(code: str, **params: Any) -> str:
     if text is None:
         return code
     return str(text) % params if params else str(text)
+
+
+def too_large_body() -> dict[str, Any]:
+    """The error body of a request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), the same
+    from the transport (``scorpion_server.transport``), the HTTP handler and a view."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return {"code": "too_large", "detail": message("too_large", limit=limit)}

@@ -26,6 +26,7 @@ _MEANINGS = {
     "`challenge_closed`, `banned`, `permission_denied`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     409: "`version_conflict` or `stale_card`; `version` is the game's current version",
+    413: "the body is larger than 64 KiB (`too_large`); refused before it is read whole",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",
     429: "throttled (`throttled`); see the `Retry-After` header",

@@ -60,8 +60,8 @@ def setup_players(database: str, count: int) -> dict[str, str]:
     would only measure the password hasher), and today's challenge on a known deal."""
     os.environ["DATABASE_URL"] = database
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-secret-key")
-    os.environ.setdefault("DAILY_SECRET", "bench-daily-secret")
+    os.environ.setdefault("SECRET_KEY", "bench-secret-key-not-for-production-0123456789abcdef")
+    os.environ.setdefault("DAILY_SECRET", "bench-daily-secret-0123456789abcdef")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     import django
 

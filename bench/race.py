@@ -48,8 +48,9 @@ FIELD_SIZES = (10, 100, 500)
 def django_setup(database: str) -> None:
     os.environ["DATABASE_URL"] = database
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-secret-key")
-    os.environ["DAILY_SECRET"] = server_env(database)["DAILY_SECRET"]
+    env = server_env(database)
+    os.environ.setdefault("SECRET_KEY", env["SECRET_KEY"])
+    os.environ["DAILY_SECRET"] = env["DAILY_SECRET"]
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     import django
 

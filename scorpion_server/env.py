@@ -73,20 +73,30 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def env_secret(name: str, *, debug: bool, development_default: str) -> str:
-    """A secret that production must set; development (DEBUG on) falls back to a fixed value."""
+def env_secret(name: str, *, debug: bool, development_default: str, min_length: int) -> str:
+    """A secret that production must set, and set strong: at least ``min_length`` characters
+    of which at least 5 differ, and not one of Django's generated development keys.
+    Development (DEBUG on) falls back to a fixed value and takes any."""
     value = env_str(name)
-    if value:
-        return value
     if debug:
-        return development_default
-    raise ImproperlyConfigured(
-        f"{name} must be set when DEBUG is off (use a long random string, e.g. "
-        f'`python -c "import secrets; print(secrets.token_urlsafe(50))"`).'
+        return value or development_default
+    advice = (
+        "use a long random string, e.g. "
+        '`python -c "import secrets; print(secrets.token_urlsafe(50))"`'
     )
+    if not value:
+        raise ImproperlyConfigured(f"{name} must be set when DEBUG is off ({advice}).")
+    if len(value) < min_length or len(set(value)) < 5 or value.startswith("django-insecure-"):
+        raise ImproperlyConfigured(
+            f"{name} is too weak for DEBUG off: it needs at least {min_length} characters, "
+            f"5 of them different ({advice})."
+        )
+    return value
 
 
-def database_from_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, Any]:
+def database_from_url(
+    url: str, *, variable: str = "DATABASE_URL", connect_timeout: int = 3
+) -> dict[str, Any]:
     """Django ``DATABASES`` entry for a ``postgres://`` / ``postgresql://`` URL.
 
     ``postgresql://user:password@host:port/name?sslmode=require`` maps to the psycopg 3 backend;
@@ -117,7 +127,7 @@ def database_from_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, 
     options: dict[str, str] = dict(parse_qsl(parts.query, keep_blank_values=True))
     if "host" in options:
         host = options.pop("host")
-    options.setdefault("connect_timeout", "10")
+    options.setdefault("connect_timeout", str(connect_timeout))
 
     return {
         "ENGINE": "django.db.backends.postgresql",

@@ -29,17 +29,41 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # --- Core ------------------------------------------------------------------------------------
 
 DEBUG = env_bool("DEBUG", default=False)
+# With DEBUG off a weak secret is refused at start (50 characters, as Django's deploy check).
 SECRET_KEY = env_secret(
-    "SECRET_KEY", debug=DEBUG, development_default="dev-only-insecure-secret-key-do-not-deploy"
+    "SECRET_KEY",
+    debug=DEBUG,
+    development_default="dev-only-insecure-secret-key-do-not-deploy",
+    min_length=50,
 )
 # Signs the daily challenges' seeds; must differ between deployments that must not share dailies.
 DAILY_SECRET = env_secret(
-    "DAILY_SECRET", debug=DEBUG, development_default="dev-only-insecure-daily-secret"
+    "DAILY_SECRET",
+    debug=DEBUG,
+    development_default="dev-only-insecure-daily-secret",
+    min_length=32,
 )
 # Development (DEBUG on, ALLOWED_HOSTS unset) answers any host name; an explicit list is kept.
 _LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", _LOCAL_HOSTS + ["*"] if DEBUG else _LOCAL_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Under /api/ a CSRF failure answers in the API's JSON error shape.
+CSRF_FAILURE_VIEW = "api.exceptions.csrf_failure"
+
+# HTTPS, all off by default (a plain-HTTP development server); README.md#production lists
+# the values `manage.py check --deploy` passes with. Behind a proxy that terminates TLS,
+# TRUST_X_FORWARDED_PROTO tells Django that X-Forwarded-Proto: https means a secure request
+# (the proxy must overwrite any such header a client sends).
+if env_bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+# Load balancers and orchestrators probe over plain HTTP, inside the deployment.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# The session and CSRF cookies (the admin's and the web client's) only over HTTPS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=False)
 
 INSTALLED_APPS = [
     "daphne",  # first: its runserver replaces Django's and it installs the Twisted reactor
@@ -93,9 +117,16 @@ TEMPLATES = [
 
 DATA_DIR = Path(env_str("SCORPION_DATA_DIR") or BASE_DIR / ".data").resolve()
 _database_url = env_str("DATABASE_URL")
+# Seconds to wait for PostgreSQL to accept a connection (libpq's connect_timeout, unless the
+# URL sets one): a host that does not answer fails a request this fast.
+DB_CONNECT_TIMEOUT = env_int("DB_CONNECT_TIMEOUT", default=3, minimum=2)
 DATABASES = {
-    "default": database_from_url(_database_url or embedded.start_postgres(DATA_DIR)),
+    "default": database_from_url(
+        _database_url or embedded.start_postgres(DATA_DIR), connect_timeout=DB_CONNECT_TIMEOUT
+    ),
 }
+# Django's backend, failing fast while PostgreSQL is unreachable (scorpion_server.postgresql).
+DATABASES["default"]["ENGINE"] = "scorpion_server.postgresql"
 # Under ASGI each request may run its sync code on a thread of its own, so persistent
 # per-thread connections are off; instead psycopg's connection pool (Django 5.1+) hands
 # every request an open connection. DB_POOL_MAX_SIZE bounds it per process (0 turns the
@@ -112,7 +143,10 @@ if DB_POOL_MAX_SIZE:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": DB_POOL_MAX_SIZE,
-        "timeout": env_int("DB_POOL_TIMEOUT", default=10, minimum=1),
+        "timeout": env_int("DB_POOL_TIMEOUT", default=3, minimum=1),
+        # The pool's retries start over after 5 s instead of backing off for minutes, so a
+        # PostgreSQL that is back is used within seconds.
+        "reconnect_timeout": 5,
     }
 
 # Threads serving HTTP requests in each process (scorpion_server.handler): each holds at most
@@ -158,8 +192,13 @@ WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
 # daphne closes a WebSocket after this many seconds (-1: never); a spectator's group
 # membership is renewed every WS_GROUP_EXPIRY / 2 meanwhile, so it is never dropped silently.
 WS_TIMEOUT = env_int("WS_TIMEOUT", default=86400, minimum=-1)
-# Largest WebSocket message a client may send (daphne refuses bigger ones with 1009).
-WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=65536, minimum=1024)
+# Largest WebSocket message a client may send: the transport (scorpion_server.transport)
+# closes the connection with 1009 past it.
+WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=4096, minimum=1024)
+# Messages one WebSocket connection may send (a ping reads the database), and sockets one
+# client address may hold open on each process (api.ws_limits); "off"/0 for no limit.
+WS_MESSAGE_RATE = env_rate("WS_MESSAGE_RATE", "30/minute")
+WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", default=50)
 # Connections each process may open to Redis for the channel layer.
 REDIS_MAX_CONNECTIONS = env_int("REDIS_MAX_CONNECTIONS", default=1000, minimum=10)
 if REDIS_URL:
@@ -232,9 +271,9 @@ REST_FRAMEWORK = {
         "api.authentication.CachedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["api.parsers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.JsonFirstNegotiation",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
     # Counted in the cache (Redis when REDIS_URL is set, so every process shares the count).

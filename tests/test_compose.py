@@ -27,8 +27,8 @@ OVERRIDE = ROOT / "deploy" / "smoke" / "docker-compose.host.yml"
 PLACEHOLDER = re.compile(r"\$\{(\w+)(?::?[-?][^}]*)?\}")
 TEST_VALUES = {
     "POSTGRES_PASSWORD": "compose-db-password",
-    "SECRET_KEY": "compose-secret-key",
-    "DAILY_SECRET": "compose-daily-secret",
+    "SECRET_KEY": "compose-secret-key-" + "Zq8vL2pW" * 5,
+    "DAILY_SECRET": "compose-daily-secret-" + "Hk4nR7tY" * 2,
 }
 
 

@@ -2,6 +2,8 @@
 
 import json
 import os
+import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -17,11 +19,14 @@ CONFIG_VARIABLES = (
     "STREAM_CACHE_SIZE", "REDIS_URL", "WS_GROUP_EXPIRY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS",
     "SCORPION_DATA_DIR", "LOG_LEVEL", "THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_AUTH",
     "NUM_PROXIES", "SUSPICIOUS_WIN_SECONDS", "SUSPICIOUS_RHYTHM_CV", "SUSPICIOUS_RHYTHM_MIN_MOVES",
+    "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD", "SECURE_COOKIES", "TRUST_X_FORWARDED_PROTO", "WS_MESSAGE_RATE",
+    "WS_SOCKETS_PER_ADDRESS", "WS_MAX_MESSAGE_BYTES", "DB_CONNECT_TIMEOUT",
 )  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
-    "SECRET_KEY": "test-secret-key",
-    "DAILY_SECRET": "test-daily-secret",
+    "SECRET_KEY": "test-secret-key-" + "Zq8vL2pW" * 5,
+    "DAILY_SECRET": "test-daily-secret-" + "Hk4nR7tY" * 2,
     "DATABASE_URL": "postgresql://scorpion:s3cret@db.example:5433/scorpion",
 }
 
@@ -77,6 +82,14 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("DATABASE_URL", {**PRODUCTION, "DATABASE_URL": "mysql://root:hunter2@localhost/db"}),
         ("DATABASE_URL", {**PRODUCTION, "DATABASE_URL": "postgresql://localhost"}),
         ("SECRET_KEY", {**PRODUCTION, "SECRET_KEY": ""}),
+        ("SECRET_KEY", {**PRODUCTION, "SECRET_KEY": "x"}),
+        ("SECRET_KEY", {**PRODUCTION, "SECRET_KEY": "a-much-too-short-secret-key"}),
+        ("SECRET_KEY", {**PRODUCTION, "SECRET_KEY": "ab" * 40}),
+        ("SECRET_KEY", {**PRODUCTION, "SECRET_KEY": "django-insecure-" + "Zq8vL2pW" * 6}),
+        ("DAILY_SECRET", {**PRODUCTION, "DAILY_SECRET": "d"}),
+        ("DAILY_SECRET", {**PRODUCTION, "DAILY_SECRET": "daily-secret"}),
+        ("SECURE_HSTS_SECONDS", {**PRODUCTION, "SECURE_HSTS_SECONDS": "a year"}),
+        ("SECURE_SSL_REDIRECT", {**PRODUCTION, "SECURE_SSL_REDIRECT": "please"}),
         ("DAILY_SECRET", {**PRODUCTION, "DAILY_SECRET": ""}),
         ("DEBUG", {**PRODUCTION, "DEBUG": "maybe"}),
         ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "http://cache.example"}),
@@ -104,6 +117,72 @@ def test_bad_configuration_fails_at_start_naming_the_variable(variable, environm
     assert "hunter2" not in result.stderr
 
 
+def test_weak_secrets_are_refused_without_echoing_them():
+    result = start_django(**{**PRODUCTION, "SECRET_KEY": "hunter2hunter2"})
+
+    assert result.returncode != 0
+    assert "SECRET_KEY is too weak" in result.stderr
+    assert "hunter2" not in result.stderr
+
+
+def readme_production_environment() -> dict[str, str]:
+    """The production environment README.md documents (the block after its marker), with
+    its placeholders (``…``) filled."""
+    readme = (PROJECT_DIR / "README.md").read_text()
+    found = re.search(r"<!-- production-environment -->\s*```sh\n(.*?)```", readme, re.DOTALL)
+    assert found, "README.md has no production environment block"
+    fills = {
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DAILY_SECRET": secrets.token_urlsafe(32),
+    }
+    environment = {}
+    for line in found.group(1).splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, _, value = line.partition("=")
+        environment[name] = fills.get(name) or value.replace("…", "secret")
+    return environment
+
+
+def test_the_readme_production_environment_passes_the_deploy_check():
+    environment = readme_production_environment()
+    assert environment["DEBUG"] == "0"
+    assert environment["SECURE_SSL_REDIRECT"] == "1"
+    env = {name: value for name, value in os.environ.items() if name not in CONFIG_VARIABLES}
+    env.update(environment, DJANGO_SETTINGS_MODULE="scorpion_server.settings")
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_the_deploy_check_flags_a_production_environment_without_https():
+    env = {name: value for name, value in os.environ.items() if name not in CONFIG_VARIABLES}
+    env.update(PRODUCTION, DJANGO_SETTINGS_MODULE="scorpion_server.settings")
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode != 0
+    for check in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert check in result.stderr + result.stdout
+
+
 def test_secrets_have_development_defaults_only_with_debug_on():
     development = {"DEBUG": "1", "DATABASE_URL": PRODUCTION["DATABASE_URL"]}
 
@@ -121,7 +200,7 @@ def test_database_url_maps_to_the_psycopg_backend():
         "PASSWORD": "p@ss",
         "HOST": "db.example",
         "PORT": "6543",
-        "OPTIONS": {"sslmode": "require", "connect_timeout": "10"},
+        "OPTIONS": {"sslmode": "require", "connect_timeout": "3"},
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.dateparse import parse_datetime
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -85,13 +86,31 @@ class GamePagination(CursorPagination):
     max_page_size = 200
 
     def decode_cursor(self, request: Request) -> Any:
+        """DRF's cursor, whose position must be a time (the ordering's ``created_at``): a
+        forged one would reach the query and fail there."""
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
             raise ValidationError({"cursor": [messages.BAD_CURSOR]}) from None
+        if cursor is not None and not _a_time(cursor.position):
+            raise ValidationError({"cursor": [messages.BAD_CURSOR]})
+        return cursor
 
     def get_paginated_response(self, data: Any) -> Response:
         return Response({"results": data, "next": self.get_next_link()})
+
+
+def _a_time(position: Any) -> bool:
+    if position is None:
+        return True
+    if (
+        not isinstance(position, str) or not position.isprintable()
+    ):  # fromisoformat stops at a NUL and accepts the rest
+        return False
+    try:
+        return parse_datetime(position) is not None
+    except ValueError:  # the shape of a time, with impossible values
+        return False
 
 
 class GameCreateApi(APIView):
@@ -102,7 +121,7 @@ class GameCreateApi(APIView):
         summary="Start a game (neither seed nor deal: a random seed)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401, 403)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403, 413)},
     )
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
@@ -198,7 +217,7 @@ class GameCommandApi(APIView):
             ),
         ],
         request=_COMMAND,
-        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 422)},
+        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 413, 422)},
     )
     def post(self, request: Request, game_id: str) -> Response:
         key = _idempotency_key(request)

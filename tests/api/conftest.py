@@ -20,6 +20,7 @@ from openapi_core import OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
 from rest_framework.authtoken.models import Token
 
+from api import ws_limits
 from games.store import streams
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -33,12 +34,15 @@ def _fast_passwords(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> Iterator[None]:
-    """No throttle counts and no cached streams carry over from another test."""
+    """No throttle counts, open-socket counts or cached streams carry over from another
+    test (a communicator a test leaves open never disconnects)."""
     cache.clear()
     streams.cache.clear()
+    ws_limits.reset()
     yield
     cache.clear()
     streams.cache.clear()
+    ws_limits.reset()
 
 
 @pytest.fixture(scope="session")

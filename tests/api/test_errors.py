@@ -98,17 +98,16 @@ def test_malformed_json_is_400_with_a_body_field(as_alice, raw):
     }
 
 
-def test_a_one_megabyte_body_is_400_not_500(as_alice, alice, sample_deal):
+def test_a_one_megabyte_body_is_413_not_500(as_alice, alice, sample_deal):
     game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
     huge = json.dumps({"type": "deal", "padding": "x" * 1_000_000}).encode()
 
     for path in ("/api/v1/games", f"/api/v1/games/{game_id}/commands", "/api/v1/auth/register"):
         response = as_alice.post(path, raw=huge)
-        assert response.status_code == 400, path
+        assert response.status_code == 413, path
         assert error(response) == {
-            "code": "invalid",
-            "detail": "The request is not valid; see fields.",
-            "fields": {"body": ["The body is larger than 65536 bytes."]},
+            "code": "too_large",
+            "detail": "The request body is larger than 65536 bytes.",
         }
 
 

@@ -23,6 +23,9 @@ import httpx
 import pytest
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+#: Secrets strong enough for DEBUG off (scorpion_server.env refuses weak ones).
+E2E_SECRET_KEY = "e2e-secret-key-" + "k7Qz" * 12
+E2E_DAILY_SECRET = "e2e-daily-secret-" + "d9Wx" * 8
 START_TIMEOUT_SECONDS = 60
 #: Debian's chromium, which the browser tests drive through Playwright (no browser download).
 CHROMIUM = "/usr/bin/chromium"
@@ -126,7 +129,11 @@ def live_server_factory(
     started: list[LiveServer] = []
     workdir = Path(tempfile.mkdtemp(prefix="scorpion-live-"))
 
-    def start(*, redis_url: str | None = None, **env_overrides: str) -> LiveServer:
+    def start(
+        *, redis_url: str | None = None, serve: bool = False, **env_overrides: str
+    ) -> LiveServer:
+        """A daphne process; with ``serve``, started as production starts it
+        (``manage.py serve --no-migrate``: the transport's limits, scorpion_server.transport)."""
         port = find_free_port()
         env = {
             name: value
@@ -136,12 +143,14 @@ def live_server_factory(
         env.update(
             DATABASE_URL=live_database_url,
             DEBUG="0",
-            SECRET_KEY="e2e-secret-key",
-            DAILY_SECRET="e2e-daily-secret",
+            SECRET_KEY=E2E_SECRET_KEY,
+            DAILY_SECRET=E2E_DAILY_SECRET,
             ALLOWED_HOSTS="127.0.0.1,localhost",
             THROTTLE_ANON="1000000/minute",
             THROTTLE_USER="1000000/minute",
             THROTTLE_AUTH="1000000/minute",
+            WS_SOCKETS_PER_ADDRESS="0",
+            WS_MESSAGE_RATE="off",
             DB_POOL_MAX_SIZE="10",
             LOG_LEVEL="WARNING",
         )
@@ -149,12 +158,20 @@ def live_server_factory(
             env["REDIS_URL"] = redis_url
         env.update(env_overrides)
         log = workdir / f"daphne-{port}.log"
+        if serve:
+            env.setdefault("SCORPION_DATA_DIR", str(workdir / f"data-{port}"))
+            command = [
+                *(sys.executable, "manage.py", "serve", "--no-migrate"),
+                *("--host", "127.0.0.1", "--port", str(port)),
+            ]
+        else:
+            command = [
+                *(sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)),
+                "scorpion_server.asgi:application",
+            ]
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [
-                    *(sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)),
-                    "scorpion_server.asgi:application",
-                ],
+                command,
                 cwd=PROJECT_DIR,
                 env=env,
                 stdout=out,

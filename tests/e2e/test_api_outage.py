@@ -29,8 +29,8 @@ def test_the_api_answers_503_while_the_database_is_down(free_port, tmp_path, poo
         **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")},
         "DATABASE_URL": f"postgresql://postgres@127.0.0.1:{closed}/scorpion",
         "DEBUG": "0",
-        "SECRET_KEY": "e2e-secret-key",
-        "DAILY_SECRET": "e2e-daily-secret",
+        "SECRET_KEY": "e2e-secret-key-" + "k7Qz" * 12,
+        "DAILY_SECRET": "e2e-daily-secret-" + "d9Wx" * 8,
         **pool,
     }
     log = tmp_path / "daphne.log"

@@ -42,8 +42,8 @@ def test_serve_runs_on_embedded_postgres_and_stops_it_on_exit(data_dir, free_por
         PORT=str(free_port),
         # Production-like: proves static files are served with DEBUG off, too.
         DEBUG="0",
-        SECRET_KEY="e2e-secret-key",
-        DAILY_SECRET="e2e-daily-secret",
+        SECRET_KEY="e2e-secret-key-" + "k7Qz" * 12,
+        DAILY_SECRET="e2e-daily-secret-" + "d9Wx" * 8,
     )
     log_path = data_dir / "serve.log"
     base_url = f"http://127.0.0.1:{free_port}"

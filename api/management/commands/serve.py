@@ -1,16 +1,18 @@
 """``manage.py serve``: migrate, collect static files and run daphne in this process.
 
 Running daphne in the same process as the settings keeps the embedded PostgreSQL (started
-when the settings load, stopped at exit) alive exactly as long as the server.
+when the settings load, stopped at exit) alive exactly as long as the server. daphne runs
+as ``scorpion_server.transport`` configures it: the body and message limits are the
+transport's.
 """
 
 import os
 from typing import Any
 
-from daphne.cli import CommandLineInterface
-from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from scorpion_server import transport
 
 
 class Command(BaseCommand):
@@ -37,15 +39,4 @@ class Command(BaseCommand):
         url = f"http://{shown_host}:{port}"
         self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
         self.stdout.flush()
-        CommandLineInterface().run(
-            [
-                *("--bind", host, "--port", port),
-                # A spectator may stay connected this long; its channel-layer group
-                # membership is renewed meanwhile (api.consumers), so it is never
-                # dropped silently before the socket closes and it can resume.
-                *("--websocket_timeout", str(settings.WS_TIMEOUT)),
-                *("--websocket-max-message-size", str(settings.WS_MAX_MESSAGE_BYTES)),
-                *("--websocket-max-frame-size", str(settings.WS_MAX_MESSAGE_BYTES)),
-                "scorpion_server.asgi:application",
-            ]
-        )
+        transport.run(host, port)

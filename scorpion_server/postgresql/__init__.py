@@ -1,0 +1,1 @@
+"""Django's PostgreSQL backend, failing fast while PostgreSQL cannot be reached (``base``)."""

@@ -1,0 +1,143 @@
+"""daphne as this server runs it: the limits a client meets are enforced by the transport.
+
+``manage.py serve`` runs daphne
+with two changes that an ASGI application cannot make itself:
+
+- **Request bodies.** A body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused while it
+  arrives: as soon as ``Content-Length`` announces too much, or a chunked body passes the
+  limit, the client gets 413 ``too_large`` and the rest is discarded unread into memory, for
+  at most :data:`LINGER_SECONDS` (so that a client still sending can read the answer) before
+  the connection is dropped. daphne alone buffers the whole body, then queues all of it for
+  the application at once.
+- **WebSocket messages.** daphne is given ``WS_MAX_MESSAGE_BYTES`` as its largest message and
+  frame, and autobahn fails a connection over it with the closing handshake and code 1009
+  (its default drops the TCP connection, which a client sees as 1006). An application cannot
+  send 1009 itself: autobahn refuses it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from daphne.cli import CommandLineInterface
+from daphne.http_protocol import WebRequest
+from daphne.server import Server as DaphneServer
+from django.conf import settings
+from twisted.internet import reactor  # after daphne's imports, which install its reactor
+
+from api import messages
+
+#: Seconds a refused body is still read (and discarded) so that the client sees the 413.
+LINGER_SECONDS = 5.0
+
+
+def too_large_response() -> bytes:
+    """The raw HTTP answer to a body over the limit (in the API's error shape)."""
+    body = json.dumps(messages.too_large_body()).encode()
+    head = (
+        "HTTP/1.1 413 Content Too Large\r\n"
+        "Content-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+class LimitedRequest(WebRequest):  # type: ignore[misc]
+    """daphne's HTTP request, refusing a body over the limit while it arrives."""
+
+    received = 0
+    refused = False
+
+    def gotLength(self, length: int | None) -> None:
+        if length is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            # No "100 Continue" for a body that is refused anyway.
+            self.requestHeaders.removeHeader(b"Expect")
+            super().gotLength(0)
+            self.refuse()
+            return
+        super().gotLength(length)
+
+    def handleContentChunk(self, data: bytes) -> None:
+        if self.refused:
+            return
+        self.received += len(data)
+        if self.received > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            self.content.seek(0)
+            self.content.truncate()
+            self.refuse()
+            return
+        super().handleContentChunk(data)
+
+    def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
+        if not self.refused:
+            super().requestReceived(command, path, version)
+
+    def refuse(self) -> None:
+        """Answer 413 now, discard whatever else the client sends, drop it after a while."""
+        self.refused = True
+        channel = self.channel
+        transport = channel.transport
+        transport.write(too_large_response())
+        channel.dataReceived = _discard
+        half_close = getattr(transport, "loseWriteConnection", None)
+        if half_close is None:  # a transport that cannot half-close: close it
+            transport.loseConnection()
+        else:
+            half_close()
+        cast(Any, reactor).callLater(LINGER_SECONDS, _abort, transport)
+
+
+def _discard(data: bytes) -> None:
+    """What a refused request's connection does with the bytes that keep coming."""
+
+
+def _abort(transport: Any) -> None:
+    if getattr(transport, "connected", False):
+        transport.abortConnection()
+
+
+class Server(DaphneServer):  # type: ignore[misc]
+    """daphne's server with :class:`LimitedRequest` and WebSocket limits closing with 1009."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        ready = kwargs.pop("ready_callable", None)
+
+        def configure() -> None:  # daphne made its factories; no connection came yet
+            self.ws_factory.setProtocolOptions(failByDrop=False)
+            build = self.http_factory.buildProtocol
+
+            def build_protocol(addr: Any) -> Any:
+                protocol = build(addr)
+                protocol.requestFactory = LimitedRequest
+                return protocol
+
+            self.http_factory.buildProtocol = build_protocol
+            if ready is not None:
+                ready()
+
+        super().__init__(*args, ready_callable=configure, **kwargs)
+
+
+class CommandLine(CommandLineInterface):  # type: ignore[misc]
+    server_class = Server
+
+
+def arguments(host: str, port: str) -> list[str]:
+    """daphne's command line for this server, from the settings."""
+    return [
+        *("--bind", host, "--port", port),
+        # A spectator may stay connected this long; its channel-layer group membership is
+        # renewed meanwhile (api.consumers), so it is never dropped silently before the
+        # socket closes and it can resume.
+        *("--websocket_timeout", str(settings.WS_TIMEOUT)),
+        *("--websocket-max-message-size", str(settings.WS_MAX_MESSAGE_BYTES)),
+        *("--websocket-max-frame-size", str(settings.WS_MAX_MESSAGE_BYTES)),
+        "scorpion_server.asgi:application",
+    ]
+
+
+def run(host: str, port: str) -> None:
+    """Serve HTTP and WebSocket on ``host:port`` until stopped."""
+    CommandLine().run(arguments(host, port))
