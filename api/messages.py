@@ -72,6 +72,8 @@ BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
 BAD_CURSOR = _("This cursor is not valid.")
 COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
 AT_MOST = _("At most %(limit)d.")
+START_IN_PAST = _("The start is in the past.")
+START_TOO_FAR = _("The start is more than %(limit)d seconds away.")
 
 
 def message(code: str, **params: Any) -> str:

@@ -146,6 +146,9 @@ def test_creating_a_race_checks_its_input(now, as_alice, api):
         ({"time_limit": 60, "rules": "chess"}, "rules"),
         ({"time_limit": 60, "countdown": 5, "starts_at": "2026-11-30T13:00:00Z"}, None),
         ({"time_limit": 60, "colour": "red"}, "colour"),
+        ({"time_limit": 60, "starts_at": "2026-11-30T11:59:00Z"}, "starts_at"),
+        ({"time_limit": 60, "starts_at": "2026-12-30T11:59:00Z"}, "starts_at"),
+        ({"time_limit": 60, "countdown": 86401}, "countdown"),
     ):
         refused = as_alice.post("/api/v1/races", body)
         assert refused.status_code == 400, body
