@@ -335,9 +335,7 @@ def result_fields(stream: streams.Stream) -> dict[str, Any]:
         "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
         "elapsed_ms": elapsed_ms,
         "finished_at": stream.finished_at,
-        "points": arenas.points(
-            status=state.status, sequences=sequences, elapsed_ms=elapsed_ms, voided=stream.voided
-        ),
+        "points": arenas.stream_points(stream),
         "version": stream.version,
         "voided": stream.voided,
         "joined_at": stream.created_at,
