@@ -100,12 +100,6 @@ def accepts_commands(contest_id: uuid.UUID | str) -> bool:
     return clock.now() < _window(key)[1]
 
 
-def forget(contest_id: uuid.UUID) -> None:
-    """Drop the cached window of a contest (its window was edited before it started)."""
-    with _windows_lock:
-        _windows.pop(contest_id, None)
-
-
 # --- Finding contests ----------------------------------------------------------------------------
 
 
