@@ -85,7 +85,7 @@ class ContestFeed(StandingsFeed):
             self.changed()
             return
         if self.task is not None and not self.task.done():
-            self.pending.append(result)  # a read is on its way: applied on top of it
+            self.pending.append(result)  # a read is on its way: applied after it
             return
         if not self.board.apply(result):
             self.changed()
@@ -105,13 +105,16 @@ class ContestFeed(StandingsFeed):
                 await watcher.deliver(sent, text)
 
     async def _fetch(self) -> None:
-        while self.dirty and self.watchers:
-            self.dirty = False
-            board = await database_sync_to_async(self.fetch)()
-            for result in self.pending:
+        """Read the board again while asked to, and apply the results that came meanwhile."""
+        while self.watchers and (self.dirty or self.pending):
+            board = self.board
+            if self.dirty or board is None:
+                self.dirty = False
+                board = await database_sync_to_async(self.fetch)()
+            pending, self.pending = self.pending, []
+            for result in pending:
                 if not board.apply(result):
-                    self.dirty = True
-            self.pending.clear()
+                    self.dirty = True  # a player it does not know: read it again
             self.board = board
             await self._deliver()
 

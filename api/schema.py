@@ -23,7 +23,8 @@ _MEANINGS = {
     400: "malformed request: code `invalid`, with `fields` {name: [messages]}",
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
-    "`challenge_closed`, `banned`, `permission_denied`)",
+    "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
+    "`race_started`, `not_entrant`, `banned`, `permission_denied`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     409: "`version_conflict` or `stale_card`; `version` is the game's current version",
     413: "the body is larger than 64 KiB (`too_large`); refused before it is read whole",

@@ -21,7 +21,7 @@ from rest_framework import serializers
 
 from api import messages
 from api.schema import serializer_for
-from games import engine
+from games import clock, engine
 from games.reads import shapes
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
@@ -227,6 +227,18 @@ class RaceCreateIn(StrictSerializer):
             if attrs.get(name, 0) > most:
                 raise serializers.ValidationError(
                     {name: [messages.AT_MOST % {"limit": most}]}, code="invalid"
+                )
+        start = attrs.get("starts_at")
+        if start is not None:
+            ahead = (start - clock.now()).total_seconds()
+            if ahead < 0:
+                raise serializers.ValidationError(
+                    {"starts_at": [messages.START_IN_PAST]}, code="invalid"
+                )
+            if ahead > settings.RACE_MAX_COUNTDOWN_SECONDS:
+                limit = settings.RACE_MAX_COUNTDOWN_SECONDS
+                raise serializers.ValidationError(
+                    {"starts_at": [messages.START_TOO_FAR % {"limit": limit}]}, code="invalid"
                 )
         return attrs
 

@@ -21,6 +21,7 @@ of the same run (target for p99 at 500: at most 1.5).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import multiprocessing
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -127,7 +129,7 @@ def ranking_seconds(race_id: str, rounds: int) -> tuple[float, float]:
 def watcher(url: str, probe: str, reports: Connection) -> None:
     """Child process: report ``(the probe's moves, time)`` whenever they grow."""
     best = -1
-    with connect(url, max_size=None) as ws:
+    with connect(url, max_size=None) as ws, contextlib.suppress(ConnectionClosed):
         reports.send((-1, time.monotonic()))
         while True:
             frame = json.loads(ws.recv())

@@ -179,7 +179,7 @@ SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20,
 
 # Arenas the server makes by itself, one per period per slot: "classic:weekly,wasp:daily"
 # (a ruleset and daily or weekly; empty: only staff schedule arenas in the admin). They are
-# made when anyone lists or watches arenas, and by `manage.py arena_rotation`.
+# made when anyone lists arenas, and by `manage.py arena_rotation`.
 ARENA_ROTATION = env_str("ARENA_ROTATION", "")
 # Bounds of what a player may ask for when creating a race (seconds).
 RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)

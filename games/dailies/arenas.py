@@ -1,6 +1,9 @@
 """Arena points: the documented table by which each deal of an arena scores
 (docs/api.md#arena-points). Other layers (the leaderboards) count arena points with
-:func:`arena_points` and never re-implement the table.
+:func:`arena_points` (a game's summary) or :func:`stream_points` (its folded events), or read
+``ContestResult.points`` (the same figure, projected with each event), and never
+re-implement the table. A player's arena total is the sum over their games of the arena
+that were not voided (``contests.Board``).
 
 - a won deal: ``WIN`` (100), plus a speed bonus of ``SPEED_BONUS`` (50) less one point
   for every ``SPEED_STEP_SECONDS`` (15 s) from the deal's start to the winning move, never
@@ -19,6 +22,7 @@ import datetime as dt
 from typing import Final
 
 from games import engine
+from games.store import streams
 from games.store.summary import GameSummary
 
 WIN: Final = 100
@@ -54,4 +58,16 @@ def arena_points(game: GameSummary) -> int:
         sequences=len(game.removed),
         elapsed_ms=(end - game.created_at) // dt.timedelta(milliseconds=1),
         voided=game.voided,
+    )
+
+
+def stream_points(stream: streams.Stream) -> int:
+    """The arena points of a game's stream (its events folded): what the game's
+    ``ContestResult.points`` holds, for projections that fold events themselves."""
+    end = stream.finished_at or stream.updated_at
+    return points(
+        status=stream.state.status,
+        sequences=len(stream.state.removed),
+        elapsed_ms=(end - stream.created_at) // dt.timedelta(milliseconds=1),
+        voided=stream.voided,
     )

@@ -100,12 +100,6 @@ def accepts_commands(contest_id: uuid.UUID | str) -> bool:
     return clock.now() < _window(key)[1]
 
 
-def forget(contest_id: uuid.UUID) -> None:
-    """Drop the cached window of a contest (its window was edited before it started)."""
-    with _windows_lock:
-        _windows.pop(contest_id, None)
-
-
 # --- Finding contests ----------------------------------------------------------------------------
 
 
@@ -335,9 +329,7 @@ def result_fields(stream: streams.Stream) -> dict[str, Any]:
         "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
         "elapsed_ms": elapsed_ms,
         "finished_at": stream.finished_at,
-        "points": arenas.points(
-            status=state.status, sequences=sequences, elapsed_ms=elapsed_ms, voided=stream.voided
-        ),
+        "points": arenas.stream_points(stream),
         "version": stream.version,
         "voided": stream.voided,
         "joined_at": stream.created_at,

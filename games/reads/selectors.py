@@ -368,12 +368,6 @@ def contest_board(contest: Contest) -> contests.Board:
     return contests.load_board(contest)
 
 
-def contest_frame(contest: Contest) -> tuple[int, str]:
-    """``(revision, the standings frame as JSON text)`` of a race or arena, in one query."""
-    revision, results = contests.ranked(contest)
-    return revision, f'{{"type": "standings", "results": {results}}}'
-
-
 def contest_refresh(contest: Contest) -> Contest:
     """The contest's row as it is now (its phase may have moved on)."""
     return Contest.objects.select_related("creator").get(id=contest.id)

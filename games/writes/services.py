@@ -430,13 +430,14 @@ def _append(
     if stored.reordered:
         boards.repair(after)
     event.position = stored.position
+    publish.after_commit(after, summary, event)
     if after.contest is not None and finishing:
-        # The last deal of the last racer ends a race early: checked only when a deal ends.
+        # The last deal of the last racer ends a race early: checked only when a deal ends,
+        # and announced after the deal's own result.
         contest = summary.contest
         assert contest is not None
         if contests.finish_if_done(contest):
             publish.contest_phase_after_commit(contest)
-    publish.after_commit(after, summary, event)
     return CommandResult(after, summary, event)
 
 

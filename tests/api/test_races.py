@@ -5,8 +5,10 @@ runs, the end by the time limit or when everyone finished, then everything publi
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -146,6 +148,9 @@ def test_creating_a_race_checks_its_input(now, as_alice, api):
         ({"time_limit": 60, "rules": "chess"}, "rules"),
         ({"time_limit": 60, "countdown": 5, "starts_at": "2026-11-30T13:00:00Z"}, None),
         ({"time_limit": 60, "colour": "red"}, "colour"),
+        ({"time_limit": 60, "starts_at": "2026-11-30T11:59:00Z"}, "starts_at"),
+        ({"time_limit": 60, "starts_at": "2026-12-30T11:59:00Z"}, "starts_at"),
+        ({"time_limit": 60, "countdown": 86401}, "countdown"),
     ):
         refused = as_alice.post("/api/v1/races", body)
         assert refused.status_code == 400, body
@@ -250,3 +255,36 @@ def test_a_concurrent_join_at_the_moment_of_start(django_user_model):
         if user.username in racers:
             games, _ = services.race_games(race=sealed, player=user)
             assert len(games) == 1
+
+
+def test_arena_points_are_one_figure_wherever_they_are_read(now, alice) -> None:
+    from games.dailies import arenas
+    from games.dailies import contests as domain
+    from games.dailies.models import ContestResult
+    from games.store import streams
+    from games.writes import services as game_services
+
+    user = alice[0]
+    arena = domain.arena_create(rules="classic", starts_at=T0, ends_at=T0 + dt.timedelta(hours=1))
+    game, _ = services.arena_play(arena=arena, player=user)
+    now.move(seconds=20)
+    done = game_services.game_command(game_id=game.game_id, actor=user, command={"type": "resign"})
+    stored = ContestResult.objects.get(game_id=game.game_id).points
+    stream = streams.load(game.game_id)
+    assert arenas.arena_points(done.summary) == arenas.stream_points(stream) == stored == 0
+    # A win 150 s after the deal's start: 100, plus 50 less one point a 15 s.
+    win = json.loads(
+        (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
+    )
+    won = game_services.game_create(owner=user, seed=win["seed"])
+    now.move(seconds=150)
+    for command in win["actions"]:
+        last = game_services.game_command(game_id=won.game_id, actor=user, command=command)
+    assert last.summary.status == "won"
+    assert arenas.arena_points(last.summary) == arenas.stream_points(last.stream) == 140
+    assert arenas.POINTS_TABLE == {
+        "win": 100,
+        "speed_bonus": 50,
+        "speed_step_seconds": 15,
+        "sequence": 10,
+    }

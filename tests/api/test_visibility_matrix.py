@@ -2,9 +2,10 @@
 
 Viewer kinds (anonymous, another player, the owner, a moderator, a superuser) × game states
 (playing, won, lost, resigned) × how the game was made (public, private, a daily challenge
-still open, a daily challenge closed) × every place a game is shown: its REST body, its
-events, its first position, its moves and hint, the game list, the WebSocket snapshot, live
-frames and resumed frames, and the admin's game page, replay and event page.
+still open, a daily challenge closed, a race still running, a race finished) × every place a
+game is shown: its REST body, its events, its first position, its moves and hint, the game
+list, the WebSocket snapshot, live frames and resumed frames, and the admin's game page,
+replay and event page.
 
 The expected outcome of each combination is written out below as a table of its own, from
 docs/api.md#visibility, not derived from the code. Each observation is read from the real
@@ -24,21 +25,23 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from games import clock, engine
-from games.dailies.models import DailyChallenge
+from games.dailies import contests as contests_domain
+from games.dailies.models import DailyChallenge, Entrant
 from games.store import streams
 from games.store.models import Event, Game
-from games.writes import moderation, services
+from games.writes import contests, moderation, services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-MODES = ("public", "private", "daily_open", "daily_closed")
+MODES = ("public", "private", "daily_open", "daily_closed", "race_running", "race_finished")
 STATES = ("playing", "won", "lost", "resigned")
 VIEWERS = ("anonymous", "player", "owner", "moderator", "superuser")
 REST = ("game", "events", "states", "moves", "hint", "list")
@@ -68,6 +71,10 @@ def expected(mode: str, state: str, viewer: str) -> str:
     if mode == "daily_open":
         return "refused:challenge_in_progress" if stranger else "masked"
     if mode == "daily_closed":
+        return "revealed"
+    if mode == "race_running":
+        return "refused:contest_in_progress" if stranger else "masked"
+    if mode == "race_finished":
         return "revealed"
     return "revealed" if staff or state != "playing" else "masked"
 
@@ -125,6 +132,39 @@ def make_game(mode: str, state: str, owner: Any) -> Game:
             written, _ = services.challenge_join(date=day, player=owner)
             for command in commands:
                 services.game_command(game_id=written.game_id, actor=owner, command=command)
+    elif mode.startswith("race"):
+        # A race's game (of a known deal, for the recipe), with a second racer who has not
+        # finished, so that the race runs until its time is up.
+        start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+        end = dt.datetime(
+            2027 if mode == "race_running" else 2026,
+            3 if mode != "race_running" else 1,
+            1,
+            tzinfo=dt.UTC,
+        )
+        with clock.frozen(dt.datetime(2026, 2, 1, 12, tzinfo=dt.UTC)):
+            race = contests.race_create(
+                creator=owner,
+                rules=rules,
+                deals=1,
+                starts_at=start,
+                time_limit=end - start,
+                public=True,
+            )
+            other = get_user_model().objects.create_user(f"racer-{state}-{mode}")
+            Entrant.objects.create(contest=race, player=other, joined_at=start)
+            ruleset = engine.RULESETS[rules]
+            written = services._start_game(
+                owner=owner,
+                rules=ruleset,
+                seed=seed,
+                cards=engine.seeded_deal(ruleset, seed),
+                public=True,
+                contest=str(race.id),
+                round_=1,
+            )
+            for command in commands:
+                services.game_command(game_id=written.game_id, actor=owner, command=command)
     else:
         written = services.game_create(owner=owner, rules=rules, seed=seed, public=mode == "public")
         for command in commands:
@@ -136,7 +176,7 @@ def make_game(mode: str, state: str, owner: Any) -> Game:
 
 def reading_time(mode: str, state: str) -> dt.datetime:
     """When the games of ``mode`` are read: during their day, or the day after it."""
-    if mode == "daily_open":
+    if mode in ("daily_open", "race_running"):
         return noon(DAYS[state])
     return noon(DAYS["resigned"] + dt.timedelta(days=1))
 
@@ -358,7 +398,11 @@ def test_each_viewer_sees_exactly_what_visibility_allows_everywhere(mode, people
 def one_more_event(game: Game, state: str, users: dict[str, Any]) -> None:
     """Append an event while spectators watch: the owner plays on while the game is open to
     play, else a moderator voids the result."""
-    if state == "playing" and game.challenge in (None, clock.now().date()):
+    if (
+        state == "playing"
+        and game.challenge in (None, clock.now().date())
+        and (game.contest is None or contests_domain.accepts_commands(game.contest))
+    ):
         moves = engine.legal_actions(streams.load(game.id).state)
         command = engine.action_to_command(moves[0])
         services.game_command(game_id=game.id, actor=users["owner"], command=command)

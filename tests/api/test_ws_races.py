@@ -238,6 +238,19 @@ def test_the_rotation_makes_one_arena_per_period(now, settings) -> None:
     assert contests.rotation_arenas()[1].id != daily.id
 
 
+def test_the_rotation_command(now, settings) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    settings.ARENA_ROTATION = "classic:weekly"
+    out = StringIO()
+    call_command("arena_rotation", stdout=out)
+    call_command("arena_rotation", stdout=out)
+    assert Contest.objects.filter(kind="arena").count() == 1
+    assert "classic weekly arena 2026-W49" in out.getvalue()
+
+
 def test_the_points_table() -> None:
     from games.dailies.arenas import points
 

@@ -77,7 +77,7 @@ class Watcher(threading.Thread):
                     continue
                 self.frames.append(frame)
                 if frame["type"] == "finish":
-                    return
+                    deadline = min(deadline, time.monotonic() + 1.5)  # and what follows it
 
 
 def play_a_little(
@@ -193,8 +193,7 @@ def test_three_racers_a_watcher_on_another_process_and_nothing_leaks(cluster, se
     # Everyone finished every deal: the race ends at once, announced on process B.
     watcher.join(timeout=30)
     frames = watcher.frames
-    finish = frames[-1]
-    assert finish["type"] == "finish", frames[-3:]
+    finish = next(frame for frame in frames if frame["type"] == "finish")
     assert [f["type"] for f in frames[:2]] == ["race", "countdown"]
     standings = [f for f in frames if f["type"] == "standings"]
     assert len(standings) > 5
@@ -202,6 +201,8 @@ def test_three_racers_a_watcher_on_another_process_and_nothing_leaks(cluster, se
     assert all(r["finished"] == 2 for r in finish["results"])
     final = httpx.get(f"{a.http}/api/v1/races/{code}/standings").json()
     assert final["status"] == "finished" and final["results"] == finish["results"]
+    # The ranking each process applied result by result is the one read whole.
+    assert standings[-1]["results"] == final["results"]
 
     # The scan: nothing secret in anything read, or framed, before the finish.
     race_seeds = [secrets.contest_seed(race["id"], n) for n in (1, 2)]
@@ -238,8 +239,8 @@ def test_three_racers_a_watcher_on_another_process_and_nothing_leaks(cluster, se
 
     # The arena ends with its window; its feed says so, with the seeds of its deals.
     arena_watcher.join(timeout=60)
-    assert arena_watcher.frames[-1]["type"] == "finish", arena_watcher.frames[-2:]
-    assert arena_watcher.frames[-1]["arena"]["seeds"] == arena_seeds
+    arena_finish = [frame for frame in arena_watcher.frames if frame["type"] == "finish"]
+    assert len(arena_finish) == 1 and arena_finish[0]["arena"]["seeds"] == arena_seeds
     public = httpx.get(f"{a.http}/api/v1/games/{arena_games[0]}").json()
     assert public["seed"] == arena_seeds[0]
     for client in players.values():

@@ -64,3 +64,37 @@ def test_rebuild_removes_rows_that_no_events_support(alice) -> None:
     orphan.save(force_insert=True)
     call_command("rebuild_projections", verbosity=0)
     assert list(Game.objects.values_list("id", flat=True)) == [stream.game_id]
+
+
+def test_rebuild_gives_the_same_race_and_arena_results(alice, bob, django_user_model) -> None:
+    from games.dailies import contests as domain
+    from games.dailies.models import ContestResult
+    from games.writes import contests, moderation
+
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    with clock.frozen(t0):
+        race = contests.race_create(
+            creator=alice,
+            rules="classic",
+            deals=2,
+            countdown=dt.timedelta(0),
+            time_limit=dt.timedelta(hours=1),
+        )
+        arena = domain.arena_create(rules="wasp", starts_at=t0, ends_at=t0 + dt.timedelta(days=1))
+    with clock.frozen(t0 + dt.timedelta(minutes=1)):
+        games, _ = contests.race_games(race=race, player=alice)
+        play(games[0].game_id, alice, [{"type": "deal"}, {"type": "resign"}])
+        first, _ = contests.arena_play(arena=arena, player=bob)
+        play(first.game_id, bob, [{"type": "resign"}])
+        second, _ = contests.arena_play(arena=arena, player=bob)
+        root = django_user_model.objects.create_user("root", password="x", is_staff=True)
+        moderation.result_void(game_id=first.game_id, moderator=root, reason="test")
+    live = sorted(ContestResult.objects.values(), key=lambda row: str(row["game_id"]))
+    assert len(live) == 4 and second.summary.round == 2
+    ranked = (domain.ranked(race), domain.ranked(arena))
+
+    ContestResult.objects.update(points=-1, moves=0, voided=False)
+    call_command("rebuild_projections", verbosity=0)
+
+    assert sorted(ContestResult.objects.values(), key=lambda row: str(row["game_id"])) == live
+    assert (domain.ranked(race), domain.ranked(arena)) == ranked
