@@ -307,6 +307,11 @@ SPECTACULAR_SETTINGS = {
         "RulesEnum": list(RULESETS),
         "GameStatusEnum": list(STATUSES),
         "ChallengeStatusEnum": ["open", "closed"],
+        "ContestStatusEnum": ["scheduled", "running", "finished"],
+        # The leaderboards' names, read when the schema is made (the apps are loaded then).
+        "LeaderboardScopeEnum": ["daily", *RULESETS],
+        "LeaderboardMetricEnum": "games.boards.metrics.METRICS",
+        "LeaderboardPeriodEnum": "games.boards.metrics.PERIODS",
     },
 }
 

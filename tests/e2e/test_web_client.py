@@ -191,12 +191,21 @@ def click_column(page: Any, column: int) -> None:
 
 def drag(page: Any, column: int, index: int, target: int) -> None:
     """Drag a card (and the cards above it) onto a column with the mouse."""
-    card = page.locator(f'.tableau [data-key="c{column}:{index}"]').bounding_box()
-    goal = page.locator(f'.tableau .col[data-col="{target}"]').bounding_box()
-    page.mouse.move(card["x"] + 10, card["y"] + 6)
+    from playwright.sync_api import expect
+
+    # Each step waits for the page to have handled the last one: on a loaded machine the
+    # pointer may otherwise outrun the board (a card that is still moving, a drop before
+    # the drag began).
+    source = page.locator(f'.tableau [data-key="c{column}:{index}"]')
+    source.hover(position={"x": 10, "y": 6})  # waits until the card is still and enabled
+    card = source.bounding_box()
     page.mouse.down()
     page.mouse.move(card["x"] + 30, card["y"] + 30, steps=3)
+    expect(page.locator(".drag-ghost")).to_have_count(1)
+    column_el = page.locator(f'.tableau .col[data-col="{target}"]')
+    goal = column_el.bounding_box()
     page.mouse.move(goal["x"] + goal["width"] / 2, goal["y"] + 20, steps=5)
+    expect(column_el).to_have_class(re.compile(r"\bover\b"))
     page.mouse.up()
 
 
