@@ -15,7 +15,7 @@ from typing import NamedTuple, cast
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Min, Q, QuerySet
 
-from games import engine
+from games import engine, metrics
 from games.dailies import challenges, standings
 from games.dailies.models import DailyChallenge, Standing
 from games.engine.hint import hint
@@ -145,6 +145,7 @@ def challenge_standings(date: dt.date) -> list[StandingBody]:
 
 def standings_frame(date: dt.date) -> tuple[int, str]:
     """``(revision, the standings frame as JSON text)`` of a race, in one query."""
+    metrics.standings_recomputations.inc()
     revision, results = standings.ranked(date)
     return revision, f'{{"type": "standings", "results": {results}}}'
 
