@@ -75,6 +75,11 @@ class LayerResilient(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if text_data is not None or bytes_data is not None:
             metrics.frames_sent.labels(self.kind).inc()
 
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        # Channels' send_json calls the plain consumer's send, past the override above.
+        await super().send_json(content, close)
+        metrics.frames_sent.labels(self.kind).inc()
+
     async def join_group(self, group: str) -> None:
         """Join ``group`` on the channel layer, if it works: a stale pooled connection is
         dropped and the join tried once more; if the layer is down, the relay feeds this

@@ -119,3 +119,30 @@ channel_layer_up = Gauge(
     multiprocess_mode="livemin",
 )
 channel_layer_up.set(1)
+
+
+class CommandOutcome:
+    """Counts one command in :data:`commands` when its block ends: the block sets ``type``
+    once the command is parsed and ``code`` once it succeeded; an exception names the code
+    (the domain error's, ``invalid`` for a malformed command, else ``error``)."""
+
+    __slots__ = ("type", "code")
+
+    def __init__(self) -> None:
+        self.type = "unparsed"
+        self.code = "error"
+
+    def __enter__(self) -> CommandOutcome:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _: object
+    ) -> None:
+        if error is not None:
+            code = getattr(error, "code", None)
+            self.code = code if isinstance(code, str) and code.isidentifier() else "error"
+            if type(error).__name__ == "ValidationError":
+                self.code = "invalid"
+            elif type(error).__name__ in ("OperationalError", "InterfaceError"):
+                self.code = "unavailable"
+        commands.labels(self.type, self.code).inc()

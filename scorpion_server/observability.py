@@ -135,12 +135,12 @@ class JsonFormatter(logging.Formatter):
 def _client_address(request: HttpRequest) -> str:
     """The client's address as the throttles see it: behind ``NUM_PROXIES`` proxies, the
     address they forwarded; else the peer's."""
-    proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
+    proxies: int = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0  # type: ignore[assignment]
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
     if proxies and forwarded:
         addresses = [part.strip() for part in forwarded.split(",") if part.strip()]
         if addresses:
-            return addresses[-min(proxies, len(addresses))]
+            return str(addresses[-min(proxies, len(addresses))])
     return str(request.META.get("REMOTE_ADDR", ""))
 
 

@@ -31,7 +31,7 @@ from rest_framework.views import APIView
 from api import messages, serializers
 from api.schema import errors
 from api.views import callers
-from games import engine
+from games import engine, metrics
 from games.errors import GameNotFound
 from games.reads import presenters, selectors, visibility
 from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
@@ -201,15 +201,19 @@ class GameCommandApi(APIView):
         responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 422)},
     )
     def post(self, request: Request, game_id: str) -> Response:
-        key = _idempotency_key(request)
-        command, expected_version = serializers.parse_command(request.data)
-        result = services.game_command(
-            game_id=_game_uuid(game_id),
-            actor=callers.player(request),
-            command=command,
-            expected_version=expected_version,
-            idempotency_key=key,
-        )
+        counted = metrics.CommandOutcome()
+        with counted:
+            key = _idempotency_key(request)
+            command, expected_version = serializers.parse_command(request.data)
+            counted.type = command["type"]
+            result = services.game_command(
+                game_id=_game_uuid(game_id),
+                actor=callers.player(request),
+                command=command,
+                expected_version=expected_version,
+                idempotency_key=key,
+            )
+            counted.code = "replayed" if result.repeated else "ok"
         game, event = result.summary, result.event
         sight = visibility.sight(callers.viewer(request), game)
         body: CommandResultBody = {

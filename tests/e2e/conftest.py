@@ -126,7 +126,9 @@ def live_server_factory(
     started: list[LiveServer] = []
     workdir = Path(tempfile.mkdtemp(prefix="scorpion-live-"))
 
-    def start(*, redis_url: str | None = None, **env_overrides: str) -> LiveServer:
+    def start(
+        *, redis_url: str | None = None, daphne_args: tuple[str, ...] = (), **env_overrides: str
+    ) -> LiveServer:
         port = find_free_port()
         env = {
             name: value
@@ -153,6 +155,7 @@ def live_server_factory(
             process = subprocess.Popen(
                 [
                     *(sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)),
+                    *daphne_args,
                     "scorpion_server.asgi:application",
                 ],
                 cwd=PROJECT_DIR,

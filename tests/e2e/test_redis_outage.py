@@ -10,6 +10,7 @@ events flow through the channel layer again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import tempfile
@@ -139,8 +140,9 @@ def test_spectators_survive_a_redis_outage_and_return_to_the_layer(
     commands = legal_commands(31, 36)
     url = f"/ws/games/{game.game_id}/"
 
-    spectators = [ws_connect(f"{server.ws}{url}") for server in (a, a, b, b)]
-    try:
+    with contextlib.ExitStack() as stack:
+        open_ws = lambda address: stack.enter_context(ws_connect(address))  # noqa: E731
+        spectators = [open_ws(f"{server.ws}{url}") for server in (a, a, b, b)]
         for ws in spectators:
             assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
         seen: list[list[int]] = [[] for _ in spectators]
@@ -159,7 +161,7 @@ def test_spectators_survive_a_redis_outage_and_return_to_the_layer(
         assert metric(b, "scorpion_channel_layer_up") == 0
 
         # A spectator arriving during the outage is served from PostgreSQL.
-        late = ws_connect(f"{b.ws}{url}?after=10")
+        late = open_ws(f"{b.ws}{url}?after=10")
         spectators.append(late)
         first = json.loads(late.recv(timeout=10))
         assert first["type"] == "snapshot" and first["game"]["version"] == 10
@@ -171,7 +173,7 @@ def test_spectators_survive_a_redis_outage_and_return_to_the_layer(
         # Redis back: a new socket on each process works at the first attempt…
         private_redis.start()
         for server in (a, b):
-            ws = ws_connect(f"{server.ws}{url}")
+            ws = open_ws(f"{server.ws}{url}")
             spectators.append(ws)
             snapshot = json.loads(ws.recv(timeout=10))
             assert snapshot["type"] == "snapshot" and snapshot["game"]["version"] == 21
@@ -196,9 +198,6 @@ def test_spectators_survive_a_redis_outage_and_return_to_the_layer(
             assert client.zcard(f"asgi:group:game.{game.game_id}") == len(spectators)
         finally:
             client.close()
-    finally:
-        for ws in spectators:
-            ws.close()
 
     for seqs in seen[:4]:
         assert seqs == list(range(2, 38))

@@ -4,6 +4,7 @@ Running daphne in the same process as the settings keeps the embedded PostgreSQL
 when the settings load, stopped at exit) alive exactly as long as the server.
 """
 
+import logging
 import os
 from typing import Any
 
@@ -35,10 +36,15 @@ class Command(BaseCommand):
 
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{port}"
-        self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
-        self.stdout.flush()
+        json_logs = settings.LOG_FORMAT == "json"
+        if json_logs:  # every line a JSON object: through the log, and no plain access log
+            logging.getLogger("scorpion.serve").info("Scorpion server on %s/", url)
+        else:
+            self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
+            self.stdout.flush()
         CommandLineInterface().run(
             [
+                *(("--verbosity", "0") if json_logs else ()),
                 *("--bind", host, "--port", port),
                 # A spectator may stay connected this long; its channel-layer group
                 # membership is renewed meanwhile (api.consumers), so it is never
