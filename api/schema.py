@@ -28,19 +28,89 @@ _MEANINGS = {
     409: "`version_conflict` or `stale_card`; `version` is the game's current version",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",
+    405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
+    415: "the body is not `application/json` (`unsupported_media_type`)",
     429: "throttled (`throttled`); see the `Retry-After` header",
     503: "the database is unavailable (`unavailable`); retry after `Retry-After` seconds",
 }
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
-    """Error responses for ``@extend_schema(responses=…)``: the given statuses, plus 429 and
-    503, which any operation may answer."""
-    wanted = sorted({*statuses, 429, 503})
+    """Error responses for ``@extend_schema(responses=…)``: the given statuses, plus 405, 429
+    and 503, which any operation may answer (405 to a method its path does not take)."""
+    wanted = sorted({*statuses, 405, 429, 503})
     return {
         status: OpenApiResponse(response=serializer_for(ErrorBody), description=_MEANINGS[status])
         for status in wanted
     }
+
+
+#: ``@extend_schema(auth=…)`` of operations that need an account: its token or its session,
+#: never anonymous (drf-spectacular's annotation says strings; it takes requirements).
+SIGNED_IN: Any = [{"tokenAuth": []}, {"cookieAuth": []}]
+
+#: A card code: rank (2-9, 10, A, T, J, Q, K) and suit (S, H, D, C), any letter case. The
+#: lookahead keeps a trailing newline out, which ``$`` alone would let through in Python.
+CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])[SsHhDdCc](?!\n)$"
+#: Django's username rule (``UnicodeUsernameValidator``), in the same terms.
+USERNAME_PATTERN = r"^[\w.@+-]+(?!\n)$"
+#: An ``Idempotency-Key``: printable ASCII, no blank at either end (HTTP strips them).
+IDEMPOTENCY_KEY = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255,
+    "pattern": r"^[!-~]([ -~]*[!-~])?(?!\n)$",
+}
+
+
+def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: what the serializers check but do not say.
+
+    Every ``string`` a body takes is checked exactly as the document states it
+    (tests/api/test_schemathesis.py sends what it allows and what it does not, and holds the
+    code to both); the rules JSON Schema cannot state (a deal that is a complete deck, a
+    password that is not common or too like the username, a username not taken) are named
+    in the descriptions and answered 400."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name in ("Credentials", "Registration"):
+        if name in schemas:
+            properties = schemas[name]["properties"]
+            properties["username"]["minLength"] = 1
+            properties["password"]["minLength"] = 1
+    if "Registration" in schemas:
+        properties = schemas["Registration"]["properties"]
+        properties["username"]["pattern"] = USERNAME_PATTERN
+        properties["username"]["description"] = (
+            "letters, digits and @ . + - _ (not taken by another account)"
+        )
+        properties["password"].update(
+            minLength=_min_password_length(),
+            pattern=r"\D",
+            description="not entirely numeric, not a common password, and not too like the "
+            "username (Django's password validators)",
+        )
+    if "GameCreate" in schemas:
+        schemas["GameCreate"]["not"] = {"required": ["seed", "deal"]}
+        schemas["GameCreate"]["description"] = "A seed or a deal, not both."
+        schemas["GameCreate"]["properties"]["deal"]["items"]["pattern"] = CARD_PATTERN
+    for name in ("MoveCommand", "CellMoveCommand"):
+        if name in schemas:
+            schemas[name]["properties"]["card"]["pattern"] = CARD_PATTERN
+    return result
+
+
+def _min_password_length() -> int:
+    from django.contrib.auth.password_validation import (
+        MinimumLengthValidator,
+        get_default_password_validators,
+    )
+
+    lengths = [
+        validator.min_length
+        for validator in get_default_password_validators()
+        if isinstance(validator, MinimumLengthValidator)
+    ]
+    return max(lengths, default=1)
 
 
 @functools.cache

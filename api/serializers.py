@@ -9,6 +9,7 @@ builds, derived from their one definition in ``games.reads.shapes``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +20,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from api import messages
-from api.schema import serializer_for
+from api.schema import CARD_PATTERN, serializer_for
 from games import engine
 from games.reads import shapes
 
@@ -63,6 +64,10 @@ class StrictCharField(serializers.CharField):
         return value
 
 
+#: A card code exactly as the OpenAPI document states it (``api.schema.CARD_PATTERN``).
+_CARD = re.compile(CARD_PATTERN)
+
+
 class CardField(StrictCharField):
     """A card code (``AS``, ``TD``, ``10D``, any case), given back in canonical form."""
 
@@ -70,10 +75,13 @@ class CardField(StrictCharField):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 3)
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         text = super().to_internal_value(data)
+        if not _CARD.search(text):
+            self.fail("not_a_card")
         try:
             return engine.card_code(engine.parse_card(text))
         except engine.CardError:
@@ -186,8 +194,12 @@ class GameListQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False)
 
 
+#: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
+MAX_SEQ = 2**31 - 1
+
+
 class EventListQuery(serializers.Serializer):  # type: ignore[type-arg]
-    after = serializers.IntegerField(min_value=0, default=0)
+    after = serializers.IntegerField(min_value=0, max_value=MAX_SEQ, default=0)
 
 
 class _CommandBase(StrictSerializer):

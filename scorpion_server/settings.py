@@ -252,6 +252,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # What the serializers check but cannot say: patterns, lengths, "seed or deal".
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.tighten",
+    ],
     # OpenAPI 3.1: its schemas are JSON Schema, so nullable references are exact.
     "OAS_VERSION": "3.1.0",
     # One name for each choice set that several fields share.

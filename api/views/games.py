@@ -29,7 +29,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from api import messages, serializers
-from api.schema import errors
+from api.schema import IDEMPOTENCY_KEY, SIGNED_IN, errors
 from api.views import callers
 from games import engine, metrics
 from games.errors import GameNotFound
@@ -102,7 +102,8 @@ class GameCreateApi(APIView):
         summary="Start a game (neither seed nor deal: a random seed)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401, 403)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403, 415)},
+        auth=SIGNED_IN,
     )
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
@@ -123,7 +124,11 @@ class GameListApi(APIView):
             OpenApiParameter("owner", str, description="username of the owner"),
             OpenApiParameter("status", str, enum=list(engine.STATUSES)),
             OpenApiParameter("rules", str, enum=list(engine.RULESETS)),
-            OpenApiParameter("limit", int, description="games a page: 1..200, default 50"),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+                description="games a page",
+            ),
             OpenApiParameter("cursor", str, description="from a previous page's next"),
         ],
         responses={200: serializers.GamePageOut, **errors(400)},
@@ -191,14 +196,15 @@ class GameCommandApi(APIView):
             _GAME_ID,
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                IDEMPOTENCY_KEY,
                 OpenApiParameter.HEADER,
                 description="1 to 255 printable ASCII characters; a retry with the same key "
                 "answers the first answer again (header Idempotent-Replayed: true)",
             ),
         ],
         request=_COMMAND,
-        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 422)},
+        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 415, 422)},
+        auth=SIGNED_IN,
     )
     def post(self, request: Request, game_id: str) -> Response:
         counted = metrics.CommandOutcome()
@@ -238,7 +244,14 @@ class GameEventsApi(APIView):
         operation_id="game_events",
         summary=f"The game's events after seq `after`, in seq order ({EVENTS_PAGE} a page)",
         tags=_TAGS,
-        parameters=[_GAME_ID, OpenApiParameter("after", int, description="a seq; default 0")],
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": serializers.MAX_SEQ, "default": 0},
+                description="a seq",
+            ),
+        ],
         responses={200: serializers.EventPageOut, **errors(400, 403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
