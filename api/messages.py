@@ -63,6 +63,7 @@ BODY_TOO_LARGE = _("The body is larger than %(limit)d bytes.")
 SEED_OR_DEAL = _("Give a seed or a deal, not both.")
 BAD_IDEMPOTENCY_KEY = _("Must be 1 to 255 printable ASCII characters.")
 BAD_CURSOR = _("This cursor is not valid.")
+ONE_VALUE = _("Give this parameter once, with a value.")
 
 
 def message(code: str, **params: Any) -> str:

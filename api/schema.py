@@ -72,6 +72,9 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     password that is not common or too like the username, a username not taken) are named
     in the descriptions and answered 400."""
     schemas = result.get("components", {}).get("schemas", {})
+    for name in _STRICT_INPUTS:  # api.serializers.StrictSerializer refuses unknown keys
+        if name in schemas:
+            schemas[name]["additionalProperties"] = False
     for name in ("Credentials", "Registration"):
         if name in schemas:
             properties = schemas[name]["properties"]
@@ -97,6 +100,20 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         if name in schemas:
             schemas[name]["properties"]["card"]["pattern"] = CARD_PATTERN
     return result
+
+
+#: The request bodies, each a ``StrictSerializer``.
+_STRICT_INPUTS = (
+    "Credentials",
+    "Registration",
+    "GameCreate",
+    "MoveCommand",
+    "CellMoveCommand",
+    "DealCommand",
+    "UndoCommand",
+    "RestartCommand",
+    "ResignCommand",
+)
 
 
 def _min_password_length() -> int:

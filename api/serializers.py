@@ -16,6 +16,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import QueryDict
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -36,9 +37,12 @@ COMMAND_TYPES = ("move", "deal", "undo", "restart", "resign")
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer; ``true``, ``5.0`` and ``"5"`` are refused."""
+    """A JSON integer; ``true``, ``5.5`` and ``"5"`` are refused. ``5.0`` is 5, as JSON Schema
+    (and so the OpenAPI document) counts it: a number with no fraction is an integer."""
 
     def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         value: int = super().to_internal_value(data)
@@ -186,12 +190,27 @@ class GameCreateIn(StrictSerializer):
         return attrs
 
 
+def parse_query(shape: type[serializers.Serializer], query: QueryDict) -> dict[str, Any]:  # type: ignore[type-arg]
+    """The validated query parameters of ``shape``: each given at most once and never blank
+    (as the OpenAPI document states them), else 400 with ``fields``."""
+    problems = {
+        name: [messages.ONE_VALUE]
+        for name in shape._declared_fields
+        if len(values := query.getlist(name)) > 1 or values == [""]
+    }
+    if problems:
+        raise serializers.ValidationError(problems)
+    parsed = shape(data=query)
+    parsed.is_valid(raise_exception=True)
+    return dict(parsed.validated_data)
+
+
 class GameListQuery(serializers.Serializer):  # type: ignore[type-arg]
-    owner = serializers.CharField(required=False, max_length=150)
+    owner = serializers.CharField(required=False, max_length=150, trim_whitespace=False)
     status = serializers.ChoiceField(choices=list(engine.STATUSES), required=False)
     rules = serializers.ChoiceField(choices=list(engine.RULESETS), required=False)
     limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, trim_whitespace=False)
 
 
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).

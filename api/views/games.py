@@ -121,7 +121,11 @@ class GameListApi(APIView):
         summary="Games the caller may read (public ones and their own), newest first",
         tags=_TAGS,
         parameters=[
-            OpenApiParameter("owner", str, description="username of the owner"),
+            OpenApiParameter(
+                "owner",
+                {"type": "string", "minLength": 1, "maxLength": 150},
+                description="username of the owner",
+            ),
             OpenApiParameter("status", str, enum=list(engine.STATUSES)),
             OpenApiParameter("rules", str, enum=list(engine.RULESETS)),
             OpenApiParameter(
@@ -129,17 +133,18 @@ class GameListApi(APIView):
                 {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
                 description="games a page",
             ),
-            OpenApiParameter("cursor", str, description="from a previous page's next"),
+            OpenApiParameter(
+                "cursor",
+                {"type": "string", "minLength": 1},
+                description="from a previous page's next (any other: 400)",
+            ),
         ],
         responses={200: serializers.GamePageOut, **errors(400)},
     )
     def get(self, request: Request) -> Response:
-        query = serializers.GameListQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = serializers.parse_query(serializers.GameListQuery, request.query_params)
         filters = {
-            name: value
-            for name, value in query.validated_data.items()
-            if name in ("owner", "status", "rules")
+            name: value for name, value in query.items() if name in ("owner", "status", "rules")
         }
         viewer = callers.viewer(request)
         rows = selectors.game_list(viewer=viewer, **filters)
@@ -255,12 +260,9 @@ class GameEventsApi(APIView):
         responses={200: serializers.EventPageOut, **errors(400, 403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        query = serializers.EventListQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = serializers.parse_query(serializers.EventListQuery, request.query_params)
         game, sight = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        events, more = selectors.game_events(
-            game=game, after=query.validated_data["after"], limit=EVENTS_PAGE
-        )
+        events, more = selectors.game_events(game=game, after=query["after"], limit=EVENTS_PAGE)
         stream = selectors.game_stream(game)
         after = events[-1].seq if events else None
         body: EventPageBody = {
