@@ -52,6 +52,8 @@ SIGNED_IN: Any = [{"tokenAuth": []}, {"cookieAuth": []}]
 #: A card code: rank (2-9, 10, A, T, J, Q, K) and suit (S, H, D, C), any letter case. The
 #: lookahead keeps a trailing newline out, which ``$`` alone would let through in Python.
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])[SsHhDdCc](?!\n)$"
+#: Any text without a NUL character (which DRF's text fields refuse).
+NO_NUL = r"^[^\u0000]*$"
 #: Django's username rule (``UnicodeUsernameValidator``), in the same terms.
 USERNAME_PATTERN = r"^[\w.@+-]+(?!\n)$"
 #: An ``Idempotency-Key``: printable ASCII, no blank at either end (HTTP strips them).
@@ -78,8 +80,8 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     for name in ("Credentials", "Registration"):
         if name in schemas:
             properties = schemas[name]["properties"]
-            properties["username"]["minLength"] = 1
-            properties["password"]["minLength"] = 1
+            for field in ("username", "password"):  # DRF refuses NUL characters
+                properties[field].update(minLength=1, pattern=NO_NUL)
     if "Registration" in schemas:
         properties = schemas["Registration"]["properties"]
         properties["username"]["pattern"] = USERNAME_PATTERN
@@ -88,7 +90,7 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         )
         properties["password"].update(
             minLength=_min_password_length(),
-            pattern=r"\D",
+            pattern=r"^(?=[\s\S]*\D)[^\u0000]*$",
             description="not entirely numeric, not a common password, and not too like the "
             "username (Django's password validators)",
         )
@@ -99,6 +101,10 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     for name in ("MoveCommand", "CellMoveCommand"):
         if name in schemas:
             schemas[name]["properties"]["card"]["pattern"] = CARD_PATTERN
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            if operation.get("operationId") == "game_command":
+                operation["requestBody"]["required"] = True  # a command is its body
     return result
 
 
