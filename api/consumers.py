@@ -18,8 +18,10 @@ import uuid
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
+import psycopg
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import DatabaseError
 
 from api import watchers
 from api.resilience import LayerResilient
@@ -242,11 +244,20 @@ class GameConsumer(ClientFrames):
             return
         if seq > self.last_sent + 1:
             await self._catch_up(seq - 1)
+            if seq > self.last_sent + 1:  # the store is out of reach: the relay fills it later
+                return
         self.last_sent = seq
         await self.send(text_data=message["texts"][self.audience])
 
     async def _catch_up(self, upto: int) -> None:
-        frames = await database_sync_to_async(self._stored_frames)(upto)
+        """Send the stored events after the last one sent, up to ``upto``. While the
+        database is out of reach nothing is sent, and the socket stays open: the process's
+        relay sweeps the gap once it is back (``games.live.relay``)."""
+        try:
+            frames = await database_sync_to_async(self._stored_frames)(upto)
+        except (DatabaseError, psycopg.Error) as error:
+            logger.warning("game %s: could not read the store: %r", self.game_id, error)
+            return
         for frame in frames:
             metrics.gaps_filled.inc()
             await self._send_frame(frame)
@@ -260,6 +271,8 @@ class GameConsumer(ClientFrames):
                 continue
             if seq > self.last_sent + 1:  # cannot happen: the relay reads from last_sent
                 await self._catch_up(seq - 1)
+                if seq > self.last_sent + 1:
+                    return
             metrics.gaps_filled.inc()
             await self._send_frame(frame)
 

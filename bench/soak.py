@@ -550,17 +550,23 @@ def report(
     )
     ok = ok and not lost and not duplicated and not unacknowledged
     missed = doubled = frames = 0
+    examples: list[str] = []
     for game, spectators in tally.spectated.items():
         for seqs, start in zip(spectators, tally.spectator_starts[game], strict=False):
             expected = list(range(start + 1, versions.get(game, start) + 1))
             frames += len(seqs)
-            missed += len(set(expected) - set(seqs))
+            gone = sorted(set(expected) - set(seqs))
+            missed += len(gone)
             doubled += len(seqs) - len(set(seqs))
+            if gone and len(examples) < 5:
+                examples.append(f"game {game} from {start}: missing {gone[:10]} of {expected[-1]}")
     print("\n== spectators")
     print(
         f"  {sum(map(len, tally.spectated.values()))} spectators, {frames} event frames;"
         f" missed {missed}, twice {doubled} (target 0, 0); socket reconnects {tally.reconnects}"
     )
+    for example in examples:
+        print(f"    {example}")
     ok = ok and missed == 0 and doubled == 0
     last = json.loads(tally.standings[-1])["results"] if tally.standings else None
     fresh = last == json.loads(final_standings)["results"]
