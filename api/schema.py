@@ -14,6 +14,10 @@ import types
 import typing
 from typing import Any, NotRequired, Required, get_args, get_origin, get_type_hints
 
+from django.contrib.auth.password_validation import (
+    MinimumLengthValidator,
+    get_default_password_validators,
+)
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
 
@@ -123,11 +127,6 @@ _STRICT_INPUTS = (
 
 
 def _min_password_length() -> int:
-    from django.contrib.auth.password_validation import (
-        MinimumLengthValidator,
-        get_default_password_validators,
-    )
-
     lengths = [
         validator.min_length
         for validator in get_default_password_validators()

@@ -32,7 +32,13 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    generate_latest,
+    multiprocess,
+)
 
 from games import metrics
 
@@ -160,8 +166,6 @@ def _allowed(request: HttpRequest) -> bool:
 def _registry() -> CollectorRegistry:
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return REGISTRY
-    from prometheus_client import multiprocess
-
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     return registry
@@ -180,6 +184,4 @@ if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 
     @atexit.register
     def _mark_dead() -> None:  # the live gauges of a process that ended stop counting
-        from prometheus_client import multiprocess
-
         multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]

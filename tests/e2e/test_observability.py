@@ -126,3 +126,28 @@ def test_request_ids_in_headers_error_bodies_and_json_logs(server) -> None:
     mine = [entry for entry in entries if entry.get("request_id") == "trace-42.a:b_c"]
     assert any(entry["logger"] == "scorpion.request" and entry["status"] == 404 for entry in mine)
     assert any(entry["logger"] == "django.request" for entry in mine)  # "Not Found: …"
+
+
+def test_with_a_shared_folder_any_process_answers_for_all(
+    live_server_factory, tmp_path, django_user_model
+) -> None:
+    folder = tmp_path / "prometheus"
+    folder.mkdir()
+    a, b = (live_server_factory(PROMETHEUS_MULTIPROC_DIR=str(folder)) for _ in range(2))
+    user = django_user_model.objects.create_user("carol", password="pw-carol-123")
+    token = Token.objects.create(user=user).key
+    game = services.game_create(owner=user, rules="classic", seed=43)
+    rules = engine.RULESETS["classic"]
+    (action,) = engine.legal_line(rules, engine.seeded_deal(rules, 43), 1)
+    before = value(samples(b), "scorpion_http_requests_total", route="game-command",
+                   method="POST", status="201")  # fmt: skip
+    response = httpx.post(
+        f"{a.http}/api/v1/games/{game.game_id}/commands",
+        json=engine.action_to_command(action),
+        headers={"Authorization": f"Token {token}"},
+    )
+    assert response.status_code == 201
+    # The command went to A; B's /metrics counts it too.
+    after = value(samples(b), "scorpion_http_requests_total", route="game-command",
+                  method="POST", status="201")  # fmt: skip
+    assert after - before == 1
