@@ -43,6 +43,7 @@ class LayerResilient(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         except StopConsumer:
             pass
         finally:
+            relay.forget(self)
             if self.counted:
                 self.counted = False
                 metrics.websockets_open.labels(self.kind).dec()

@@ -105,6 +105,13 @@ class _Relay:
     def remove_watcher(self, watcher: Watcher) -> None:
         self.watchers.discard(watcher)
 
+    def forget(self, member: Any) -> None:
+        """Drop a consumer that ended, however it ended (a crash skips ``disconnect``)."""
+        self.watchers.discard(member)
+        game_id = getattr(member, "game_id", None)
+        if game_id is not None:
+            self.remove_spectator(member)
+
     def _start(self) -> None:
         self._bind(asyncio.get_running_loop())
         if isinstance(get_channel_layer(), InMemoryChannelLayer):
