@@ -228,12 +228,18 @@ class Tally:
     #: Game id -> seqs received, per spectator.
     spectated: dict[str, list[list[int]]] = field(default_factory=lambda: defaultdict(list))
     #: Game id -> the version each spectator started after (its snapshot's).
-    spectator_starts: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    spectator_starts: dict[str, dict[int, int]] = field(default_factory=lambda: defaultdict(dict))
     reconnects: int = 0
     games: set[str] = field(default_factory=set)
     standings: list[str] = field(default_factory=list)
     #: When the load stopped and the last frames had time to arrive (monotonic).
     settle_at: float | None = None
+    stopped_at: float | None = None
+    #: Game id -> its last acknowledged version; the games whose player moved on.
+    final: dict[str, int] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
+    #: Game id -> when each of its spectators had every acknowledged event.
+    caught_up: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
     def settled(self) -> bool:
         return self.settle_at is not None and time.monotonic() >= self.settle_at
@@ -301,41 +307,57 @@ async def create_game(
 
 
 async def player(
-    number: int, token: str, servers: list[Daphne], tally: Tally, stop: asyncio.Event
+    number: int,
+    token: str,
+    servers: list[Daphne],
+    tally: Tally,
+    stop: asyncio.Event,
+    game_length: int,
 ) -> None:
-    """Play one long legal line of a classic deal; spectators watch from both processes."""
+    """Play games of ``game_length`` commands (legal lines of classic deals), one after the
+    other; two spectators watch each game, one from each process."""
     headers = {"Authorization": f"Token {token}"}
-    seed = 1000 + number
     rules = engine.RULESETS["classic"]
-    line = engine.legal_line(rules, engine.seeded_deal(rules, seed), 20000, offset=number)
+    watchers: list[asyncio.Future[None]] = []
     async with httpx.AsyncClient(headers=headers) as client:
-        game = await create_game(client, servers[number % 2], seed, stop)
-        if game is None:
-            return
-        game_id = str(game["id"])
-        tally.games.add(game_id)
-        watchers = [
-            asyncio.ensure_future(spectator(server, game_id, tally, stop)) for server in servers
-        ]
-        version = int(game["version"])
-        for turn, action in enumerate(line):
+        for round_ in itertools.count():
             if stop.is_set():
                 break
-            command = engine.action_to_command(action) | {"expected_version": version}
-            body = await send_command(client, servers, number + turn, game_id, command, tally, stop)
-            if body is None:
+            seed = 1000 * round_ + number
+            game = await create_game(client, servers[(number + round_) % 2], seed, stop)
+            if game is None:
                 break
-            if "refused" in body:
-                raise RuntimeError(f"player {number}: a legal command was refused: {body}")
-            version = int(body["game"]["version"])
-            await asyncio.sleep(THINK_SECONDS)
-        await asyncio.gather(*watchers)
+            game_id = str(game["id"])
+            tally.games.add(game_id)
+            watchers += [
+                asyncio.ensure_future(spectator(server, game_id, tally)) for server in servers
+            ]
+            version = int(game["version"])
+            line = engine.legal_line(rules, engine.seeded_deal(rules, seed), game_length)
+            for turn, action in enumerate(line):
+                if stop.is_set():
+                    break
+                command = engine.action_to_command(action) | {"expected_version": version}
+                body = await send_command(
+                    client, servers, number + turn, game_id, command, tally, stop
+                )
+                if body is None:
+                    break
+                if "refused" in body:
+                    raise RuntimeError(f"player {number}: a legal command was refused: {body}")
+                version = int(body["game"]["version"])
+                tally.final[game_id] = version
+                await asyncio.sleep(THINK_SECONDS)
+            tally.finished.add(game_id)
+    await asyncio.gather(*watchers)
 
 
-async def spectator(server: Daphne, game_id: str, tally: Tally, stop: asyncio.Event) -> None:
-    """Watch a game until the run settles; resume with ``?after=N`` when the socket closes."""
+async def spectator(server: Daphne, game_id: str, tally: Tally) -> None:
+    """Watch a game until its player is done with it and every acknowledged event arrived
+    (or the run's settling time is over); resume with ``?after=N`` if the socket closes."""
     seqs: list[int] = []
     tally.spectated[game_id].append(seqs)
+    index = len(tally.spectated[game_id]) - 1
     after: int | None = None
     while True:
         query = "" if after is None else f"?after={after}"
@@ -344,18 +366,24 @@ async def spectator(server: Daphne, game_id: str, tally: Tally, stop: asyncio.Ev
                 snapshot = json.loads(await ws.recv())
                 if after is None:
                     after = int(snapshot["game"]["version"])
-                    tally.spectator_starts[game_id].append(after)
+                    tally.spectator_starts[game_id][index] = after
                 while True:
                     try:
                         text = await asyncio.wait_for(ws.recv(), timeout=1.0)
                     except TimeoutError:
-                        if tally.settled():
+                        done = game_id in tally.finished and after >= tally.final.get(game_id, 0)
+                        if done or tally.settled():
+                            if done:
+                                tally.caught_up[game_id].append(time.monotonic())
                             return
                         continue
                     frame = json.loads(text)
                     if frame["type"] == "event":
                         seqs.append(int(frame["event"]["seq"]))
                         after = int(frame["event"]["seq"])
+                    if game_id in tally.finished and after >= tally.final.get(game_id, 0):
+                        tally.caught_up[game_id].append(time.monotonic())
+                        return
         except (OSError, WebSocketException):
             tally.reconnects += 1
             if tally.settled():
@@ -485,7 +513,7 @@ async def load(
     players = [name for name in names if name.startswith("player")]
     racers = [name for name in names if name.startswith("racer")]
     tasks = [
-        asyncio.ensure_future(player(n, tokens[name], servers, tally, stop))
+        asyncio.ensure_future(player(n, tokens[name], servers, tally, stop, args.game_length))
         for n, name in enumerate(players)
     ]
     tasks += [
@@ -507,6 +535,7 @@ async def load(
     for n, server in enumerate(servers):
         rss[f"daphne-{n}"].append((time.monotonic() - started, server.rss_kib()))
     stop.set()
+    tally.stopped_at = time.monotonic()
     tally.settle_at = time.monotonic() + args.settle
     await asyncio.gather(*tasks)
     return rss
@@ -552,7 +581,10 @@ def report(
     missed = doubled = frames = 0
     examples: list[str] = []
     for game, spectators in tally.spectated.items():
-        for seqs, start in zip(spectators, tally.spectator_starts[game], strict=False):
+        for index, seqs in enumerate(spectators):
+            start = tally.spectator_starts[game].get(index)
+            if start is None:  # it never got its snapshot
+                start = 1
             expected = list(range(start + 1, versions.get(game, start) + 1))
             frames += len(seqs)
             gone = sorted(set(expected) - set(seqs))
@@ -565,6 +597,10 @@ def report(
         f"  {sum(map(len, tally.spectated.values()))} spectators, {frames} event frames;"
         f" missed {missed}, twice {doubled} (target 0, 0); socket reconnects {tally.reconnects}"
     )
+    if tally.stopped_at is not None:
+        settling = [at - tally.stopped_at for ats in tally.caught_up.values() for at in ats]
+        late = max(settling, default=0.0)
+        print(f"  the last spectator had every event {max(0.0, late):.1f} s after the load stopped")
     for example in examples:
         print(f"    {example}")
     ok = ok and missed == 0 and doubled == 0
@@ -606,7 +642,11 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument("--racers", type=int, default=6)
-    parser.add_argument("--settle", type=float, default=10.0, help="seconds to settle")
+    parser.add_argument(
+        "--settle", type=float, default=60.0, help="most seconds spectators may take to settle"
+    )
+    parser.add_argument("--game-length", type=int, default=300, help="commands a game")
+    parser.add_argument("--stream-cache", type=int, default=32, help="STREAM_CACHE_SIZE")
     args = parser.parse_args()
     with workspace() as workdir:
         postgres = PrivatePostgres(workdir)
@@ -620,6 +660,10 @@ def main() -> int:
                 postgres.url,
                 redis.url,
                 DB_POOL_MAX_SIZE="8",
+                # Small enough that the games the run finishes leave the cache during the
+                # warm-up, so that RSS reaches its steady state (the default, 2048 games,
+                # would hold every game of the run: growth by design, not a leak).
+                STREAM_CACHE_SIZE=str(args.stream_cache),
                 DB_POOL_TIMEOUT="3",
                 LOG_LEVEL="WARNING",
             )
