@@ -615,13 +615,18 @@ def report(
         growth = (end - base) / base * 100
         print(f"  {name}: {base} -> {end}  ({growth:+.1f} %, target <= 10 %)")
         ok = ok and growth <= 10
-    print("\n== acknowledged commands per minute: latency of the acknowledged attempt")
+    print("\n== per minute: acknowledged commands, latency of the acknowledged attempt, RSS")
     for minute in sorted(tally.latencies):
         values = tally.latencies[minute]
         p50, p99 = percentile(values, 0.5) * 1e3, percentile(values, 0.99) * 1e3
+        ends = [
+            max((kib for at, kib in samples if at < (minute + 1) * 60), default=0)
+            for samples in rss.values()
+        ]
         print(
             f"  minute {minute + 1:>2}: {len(values):>6} commands, p50 {p50:7.1f} ms,"
-            f" p99 {p99:7.1f} ms, retries {tally.retries.get(minute, 0)}"
+            f" p99 {p99:7.1f} ms, retries {tally.retries.get(minute, 0):>3};"
+            f" RSS {' / '.join(f'{kib / 1024:.1f}' for kib in ends)} MiB"
         )
     print(f"\n{'PASS' if ok else 'FAIL'}")
     return ok
@@ -646,7 +651,12 @@ def main() -> int:
         "--settle", type=float, default=60.0, help="most seconds spectators may take to settle"
     )
     parser.add_argument("--game-length", type=int, default=300, help="commands a game")
-    parser.add_argument("--stream-cache", type=int, default=32, help="STREAM_CACHE_SIZE")
+    parser.add_argument(
+        "--stream-cache",
+        type=int,
+        default=16,
+        help="STREAM_CACHE_SIZE: a little more than the games played at once",
+    )
     args = parser.parse_args()
     with workspace() as workdir:
         postgres = PrivatePostgres(workdir)
