@@ -626,7 +626,7 @@ def report(
         print(
             f"  minute {minute + 1:>2}: {len(values):>6} commands, p50 {p50:7.1f} ms,"
             f" p99 {p99:7.1f} ms, retries {tally.retries.get(minute, 0):>3};"
-            f" RSS {' / '.join(f'{kib / 1024:.1f}' for kib in ends)} MiB"
+            f" peak RSS {' / '.join(f'{kib / 1024:.1f}' for kib in ends)} MiB"
         )
     print(f"\n{'PASS' if ok else 'FAIL'}")
     return ok
