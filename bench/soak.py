@@ -392,9 +392,43 @@ async def spectator(server: Daphne, game_id: str, tally: Tally) -> None:
 
 
 async def racer(
-    number: int, token: str, servers: list[Daphne], tally: Tally, stop: asyncio.Event
+    number: int,
+    token: str,
+    servers: list[Daphne],
+    tally: Tally,
+    stop: asyncio.Event,
+    game_length: int,
 ) -> None:
-    """Play today's challenge: each move the first legal one at an offset (``/moves``)."""
+    """Race today's challenge with ``game_length`` commands, then hand over to a newcomer
+    (one game a player a day: a new account is how a racer's game stays bounded)."""
+    for round_ in itertools.count(1):
+        await race(number, token, servers, tally, stop, game_length)
+        if stop.is_set():
+            return
+        name = f"racer{number:02d}x{round_}"
+        async with httpx.AsyncClient() as client:
+            while not stop.is_set():
+                with contextlib.suppress(httpx.TransportError):
+                    response = await client.post(
+                        f"{servers[round_ % 2].http}/api/v1/auth/register",
+                        json={"username": name, "password": f"pw-{name}-Soak-2026"},
+                        timeout=60,
+                    )
+                    if response.status_code == 201:
+                        token = str(response.json()["token"])
+                        break
+                await asyncio.sleep(0.5)
+
+
+async def race(
+    number: int,
+    token: str,
+    servers: list[Daphne],
+    tally: Tally,
+    stop: asyncio.Event,
+    game_length: int,
+) -> None:
+    """Play today's challenge: each move the legal one at an offset (``/moves``)."""
     headers = {"Authorization": f"Token {token}"}
     async with httpx.AsyncClient(headers=headers) as client:
         game: dict[str, Any] | None = None
@@ -411,7 +445,7 @@ async def racer(
             return
         game_id, version = str(game["id"]), int(game["version"])
         tally.games.add(game_id)
-        for turn in itertools.count():
+        for turn in range(game_length):
             if stop.is_set():
                 return
             server = servers[turn % 2]
@@ -517,7 +551,7 @@ async def load(
         for n, name in enumerate(players)
     ]
     tasks += [
-        asyncio.ensure_future(racer(n, tokens[name], servers, tally, stop))
+        asyncio.ensure_future(racer(n, tokens[name], servers, tally, stop, args.game_length))
         for n, name in enumerate(racers)
     ]
     tasks += [asyncio.ensure_future(standings_watcher(server, tally, stop)) for server in servers]
