@@ -18,13 +18,17 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
+import psycopg
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 
 from api import parsers, watchers, ws_limits
+from api.resilience import LayerResilient
+from games import metrics
 from games.errors import DomainError
 from games.live import feeds, publish
+from games.live.relay import relay
 from games.reads import selectors, visibility
 from games.reads.visibility import Viewer
 
@@ -39,18 +43,25 @@ CLOSE_BAD_TOKEN = 4401
 CLOSE_TOO_BIG = 4009
 
 
+relay.recovery_hooks.append(watchers.reconnect)
+
+
 def close_code_for(error: DomainError) -> int:
     """4403 for "not allowed" errors, 4404 for "no such game"."""
     return 4000 + error.status if error.status in (403, 404) else CLOSE_BAD_REQUEST
 
 
 async def keep_membership(consumer: Any) -> None:
-    """Re-join the consumer's group before the channel layer's group expiry could drop it."""
+    """Re-join the consumer's group before the channel layer's group expiry could drop it
+    (while the layer is down the relay feeds the consumer, and re-joins when it is back)."""
     interval = max(1.0, settings.WS_GROUP_EXPIRY / 2)
     while True:
         await asyncio.sleep(interval)
-        if consumer.group is not None:
-            await consumer.channel_layer.group_add(consumer.group, consumer.channel_name)
+        if consumer.group is not None and relay.is_up():
+            try:
+                await consumer.channel_layer.group_add(consumer.group, consumer.channel_name)
+            except Exception as error:
+                relay.failed("group_add", error)
 
 
 async def leave(consumer: Any) -> None:
@@ -61,11 +72,15 @@ async def leave(consumer: Any) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await keeper
     if consumer.group is not None:
-        await consumer.channel_layer.group_discard(consumer.group, consumer.channel_name)
-        consumer.group = None
+        group, consumer.group = consumer.group, None
+        if relay.is_up():
+            try:
+                await consumer.channel_layer.group_discard(group, consumer.channel_name)
+            except Exception as error:  # the membership expires with the group anyway
+                relay.failed("group_discard", error)
 
 
-class ClientFrames(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class ClientFrames(LayerResilient):
     """Answers client frames: ``ping`` gets ``pong``, anything else ``bad_message``; holds
     the client to its limits (:mod:`api.ws_limits`)."""
 
@@ -121,7 +136,9 @@ class GameConsumer(ClientFrames):
     changes."""
 
     game_id: uuid.UUID | None = None
+    kind = "game"
     viewer: Viewer = visibility.ANONYMOUS
+    audience: visibility.Audience = visibility.Audience.READERS
     group: str | None = None
     last_sent = 0
     counting = False
@@ -153,7 +170,8 @@ class GameConsumer(ClientFrames):
         self.game_id = game.id
         self.audience = visibility.audience(self.viewer)
         self.group = publish.game_group(game.id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        relay.add_spectator(self)
+        await self.join_group(self.group)
         self.keeper = asyncio.ensure_future(keep_membership(self))
         opening = await database_sync_to_async(self._opening_frames)(after)
         for frame in opening:
@@ -195,6 +213,7 @@ class GameConsumer(ClientFrames):
         return after if after >= 0 else False
 
     async def disconnect(self, code: int) -> None:
+        relay.remove_spectator(self)
         await self._depart()
         await leave(self)
 
@@ -250,12 +269,36 @@ class GameConsumer(ClientFrames):
             return
         if seq > self.last_sent + 1:
             await self._catch_up(seq - 1)
+            if seq > self.last_sent + 1:  # the store is out of reach: the relay fills it later
+                return
         self.last_sent = seq
         await self.send(text_data=message["texts"][self.audience])
 
     async def _catch_up(self, upto: int) -> None:
-        frames = await database_sync_to_async(self._stored_frames)(upto)
+        """Send the stored events after the last one sent, up to ``upto``. While the
+        database is out of reach nothing is sent, and the socket stays open: the process's
+        relay sweeps the gap once it is back (``games.live.relay``)."""
+        try:
+            frames = await database_sync_to_async(self._stored_frames)(upto)
+        except (DatabaseError, psycopg.Error) as error:
+            logger.warning("game %s: could not read the store: %r", self.game_id, error)
+            return
         for frame in frames:
+            metrics.gaps_filled.inc()
+            await self._send_frame(frame)
+
+    async def game_stored(self, message: dict[str, Any]) -> None:
+        """Events the process's relay read from the store (``games.live.relay``): those
+        not sent yet, in order."""
+        for frame in message["frames"]:
+            seq = frame["event"]["seq"]
+            if seq <= self.last_sent:
+                continue
+            if seq > self.last_sent + 1:  # cannot happen: the relay reads from last_sent
+                await self._catch_up(seq - 1)
+                if seq > self.last_sent + 1:
+                    return
+            metrics.gaps_filled.inc()
             await self._send_frame(frame)
 
     def _stored_frames(self, upto: int) -> list[dict[str, Any]]:
@@ -332,6 +375,7 @@ class ChallengeConsumer(ClientFrames):
     but delivered later never replace newer ones.
     """
 
+    kind = "challenge"
     date: Any = None
     group: str | None = None
     feed: StandingsFeed | None = None
@@ -345,7 +389,8 @@ class ChallengeConsumer(ClientFrames):
             await self.close(code=close_code_for(error))
             return
         self.group = publish.challenge_group(self.date)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        relay.add_watcher(self)
+        await self.join_group(self.group)
         self.keeper = asyncio.ensure_future(keep_membership(self))
         date = self.date
         self.feed = StandingsFeed.of(f"challenge:{date}", lambda: selectors.standings_frame(date))
@@ -373,6 +418,7 @@ class ChallengeConsumer(ClientFrames):
             self.feed.changed()
 
     async def disconnect(self, code: int) -> None:
+        relay.remove_watcher(self)
         if self.feed is not None:
             self.feed.leave(self)
             self.feed = None

@@ -28,6 +28,7 @@ from rest_framework.views import set_rollback
 
 from api import messages
 from games.errors import DomainError
+from scorpion_server.observability import current_request_id
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,12 @@ _DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
 
 def error_body(code: str, **extra: Any) -> dict[str, Any]:
     """The error body of docs/api.md#errors: ``code``, its translated ``detail``, then
-    ``extra`` fields."""
-    return {"code": code, "detail": messages.message(code), **extra}
+    ``extra`` fields, and the request's id (its ``X-Request-ID``) to quote in a report."""
+    body = {"code": code, "detail": messages.message(code), **extra}
+    request_id = current_request_id()
+    if request_id is not None:
+        body["request_id"] = request_id
+    return body
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -82,6 +82,7 @@ COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
 AT_MOST = _("At most %(limit)d.")
 START_IN_PAST = _("The start is in the past.")
 START_TOO_FAR = _("The start is more than %(limit)d seconds away.")
+ONE_VALUE = _("Give this parameter once, with a value.")
 
 
 def message(code: str, **params: Any) -> str:

@@ -14,6 +14,10 @@ import types
 import typing
 from typing import Any, NotRequired, Required, get_args, get_origin, get_type_hints
 
+from django.contrib.auth.password_validation import (
+    MinimumLengthValidator,
+    get_default_password_validators,
+)
 from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
 
@@ -30,19 +34,107 @@ _MEANINGS = {
     413: "the body is larger than 64 KiB (`too_large`); refused before it is read whole",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",
+    405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
+    415: "the body is not `application/json` (`unsupported_media_type`)",
     429: "throttled (`throttled`); see the `Retry-After` header",
     503: "the database is unavailable (`unavailable`); retry after `Retry-After` seconds",
 }
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
-    """Error responses for ``@extend_schema(responses=…)``: the given statuses, plus 429 and
-    503, which any operation may answer."""
-    wanted = sorted({*statuses, 429, 503})
+    """Error responses for ``@extend_schema(responses=…)``: the given statuses, plus 405, 429
+    and 503, which any operation may answer (405 to a method its path does not take)."""
+    wanted = sorted({*statuses, 405, 429, 503})
     return {
         status: OpenApiResponse(response=serializer_for(ErrorBody), description=_MEANINGS[status])
         for status in wanted
     }
+
+
+#: ``@extend_schema(auth=…)`` of operations that need an account: its token or its session,
+#: never anonymous (drf-spectacular's annotation says strings; it takes requirements).
+SIGNED_IN: Any = [{"tokenAuth": []}, {"cookieAuth": []}]
+
+#: A card code: rank (2-9, 10, A, T, J, Q, K) and suit (S, H, D, C), any letter case. The
+#: lookahead keeps a trailing newline out, which ``$`` alone would let through in Python.
+CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])[SsHhDdCc](?!\n)$"
+#: Any text without a NUL character (which DRF's text fields refuse).
+NO_NUL = r"^[^\u0000]*$"
+#: Django's username rule (``UnicodeUsernameValidator``), in the same terms.
+USERNAME_PATTERN = r"^[\w.@+-]+(?!\n)$"
+#: An ``Idempotency-Key``: printable ASCII, no blank at either end (HTTP strips them).
+IDEMPOTENCY_KEY = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255,
+    "pattern": r"^[!-~]([ -~]*[!-~])?(?!\n)$",
+}
+
+
+def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: what the serializers check but do not say.
+
+    Every ``string`` a body takes is checked exactly as the document states it
+    (tests/api/test_schemathesis.py sends what it allows and what it does not, and holds the
+    code to both); the rules JSON Schema cannot state (a deal that is a complete deck, a
+    password that is not common or too like the username, a username not taken) are named
+    in the descriptions and answered 400."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name in _STRICT_INPUTS:  # api.serializers.StrictSerializer refuses unknown keys
+        if name in schemas:
+            schemas[name]["additionalProperties"] = False
+    for name in ("Credentials", "Registration"):
+        if name in schemas:
+            properties = schemas[name]["properties"]
+            for field in ("username", "password"):  # DRF refuses NUL characters
+                properties[field].update(minLength=1, pattern=NO_NUL)
+    if "Registration" in schemas:
+        properties = schemas["Registration"]["properties"]
+        properties["username"]["pattern"] = USERNAME_PATTERN
+        properties["username"]["description"] = (
+            "letters, digits and @ . + - _ (not taken by another account)"
+        )
+        properties["password"].update(
+            minLength=_min_password_length(),
+            pattern=r"^(?=[\s\S]*\D)[^\u0000]*$",
+            description="not entirely numeric, not a common password, and not too like the "
+            "username (Django's password validators)",
+        )
+    if "GameCreate" in schemas:
+        schemas["GameCreate"]["not"] = {"required": ["seed", "deal"]}
+        schemas["GameCreate"]["description"] = "A seed or a deal, not both."
+        schemas["GameCreate"]["properties"]["deal"]["items"]["pattern"] = CARD_PATTERN
+    for name in ("MoveCommand", "CellMoveCommand"):
+        if name in schemas:
+            schemas[name]["properties"]["card"]["pattern"] = CARD_PATTERN
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            if operation.get("operationId") == "game_command":
+                operation["requestBody"]["required"] = True  # a command is its body
+    return result
+
+
+#: The request bodies, each a ``StrictSerializer``.
+_STRICT_INPUTS = (
+    "Credentials",
+    "Registration",
+    "GameCreate",
+    "MoveCommand",
+    "CellMoveCommand",
+    "DealCommand",
+    "UndoCommand",
+    "RestartCommand",
+    "ResignCommand",
+)
+
+
+def _min_password_length() -> int:
+    lengths = [
+        validator.min_length
+        for validator in get_default_password_validators()
+        if isinstance(validator, MinimumLengthValidator)
+    ]
+    return max(lengths, default=1)
 
 
 @functools.cache

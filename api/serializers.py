@@ -9,6 +9,7 @@ builds, derived from their one definition in ``games.reads.shapes``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,11 +17,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import QueryDict
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from api import messages
-from api.schema import serializer_for
+from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
 from games.reads import shapes
 
@@ -36,9 +38,12 @@ COMMAND_TYPES = ("move", "deal", "undo", "restart", "resign")
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer; ``true``, ``5.0`` and ``"5"`` are refused."""
+    """A JSON integer; ``true``, ``5.5`` and ``"5"`` are refused. ``5.0`` is 5, as JSON Schema
+    (and so the OpenAPI document) counts it: a number with no fraction is an integer."""
 
     def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         value: int = super().to_internal_value(data)
@@ -64,6 +69,10 @@ class StrictCharField(serializers.CharField):
         return value
 
 
+#: A card code exactly as the OpenAPI document states it (``api.schema.CARD_PATTERN``).
+_CARD = re.compile(CARD_PATTERN)
+
+
 class CardField(StrictCharField):
     """A card code (``AS``, ``TD``, ``10D``, any case), given back in canonical form."""
 
@@ -71,10 +80,13 @@ class CardField(StrictCharField):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 3)
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         text = super().to_internal_value(data)
+        if not _CARD.search(text):
+            self.fail("not_a_card")
         try:
             return engine.card_code(engine.parse_card(text))
         except engine.CardError:
@@ -179,12 +191,31 @@ class GameCreateIn(StrictSerializer):
         return attrs
 
 
+def parse_query(shape: type[serializers.Serializer], query: QueryDict) -> dict[str, Any]:  # type: ignore[type-arg]
+    """The validated query parameters of ``shape``: each given at most once and never blank
+    (as the OpenAPI document states them), else 400 with ``fields``."""
+    problems = {
+        name: [messages.ONE_VALUE]
+        for name in shape._declared_fields
+        if len(values := query.getlist(name)) > 1 or values == [""]
+    }
+    if problems:
+        raise serializers.ValidationError(problems)
+    parsed = shape(data=query)
+    parsed.is_valid(raise_exception=True)
+    return dict(parsed.validated_data)
+
+
 class GameListQuery(serializers.Serializer):  # type: ignore[type-arg]
-    owner = serializers.CharField(required=False, max_length=150)
+    owner = serializers.CharField(required=False, max_length=150, trim_whitespace=False)
     status = serializers.ChoiceField(choices=list(engine.STATUSES), required=False)
     rules = serializers.ChoiceField(choices=list(engine.RULESETS), required=False)
     limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, trim_whitespace=False)
+
+
+#: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
+MAX_SEQ = 2**31 - 1
 
 
 class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
@@ -250,7 +281,7 @@ class ContestListQuery(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class EventListQuery(serializers.Serializer):  # type: ignore[type-arg]
-    after = serializers.IntegerField(min_value=0, default=0)
+    after = serializers.IntegerField(min_value=0, max_value=MAX_SEQ, default=0)
 
 
 class _CommandBase(StrictSerializer):

@@ -113,6 +113,13 @@ def presence(channel_layer: Any) -> Any:
     return found
 
 
+async def reconnect() -> None:
+    """Drop this loop's idle Redis connections (after a Redis restart they are stale)."""
+    found = _presences.get(asyncio.get_running_loop())
+    if isinstance(found, _RedisPresence):
+        await found.client.connection_pool.disconnect(inuse_connections=False)
+
+
 _pending: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Future[None]]] = (
     weakref.WeakKeyDictionary()
 )

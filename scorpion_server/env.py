@@ -4,6 +4,7 @@ Every reader raises ``ImproperlyConfigured`` naming the variable, so bad configu
 the server at start with a message that says what to fix.
 """
 
+import ipaddress
 import os
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -71,6 +72,21 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if raw is None:
         return list(default or [])
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_networks(
+    name: str, default: list[str]
+) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """A comma-separated list of networks (``10.0.0.0/8``, ``::1/128``, or one address)."""
+    networks = []
+    for item in env_list(name, default):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list networks such as 10.0.0.0/8 or ::1; got {item!r}."
+            ) from None
+    return networks
 
 
 def env_secret(name: str, *, debug: bool, development_default: str, min_length: int) -> str:

@@ -18,6 +18,7 @@ from scorpion_server.env import (
     env_float,
     env_int,
     env_list,
+    env_networks,
     env_rate,
     env_secret,
     env_str,
@@ -84,6 +85,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every answer, errors included, carries the request's X-Request-ID.
+    "scorpion_server.observability.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -298,6 +301,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # What the serializers check but cannot say: patterns, lengths, "seed or deal".
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.tighten",
+    ],
     # OpenAPI 3.1: its schemas are JSON Schema, so nullable references are exact.
     "OAS_VERSION": "3.1.0",
     # One name for each choice set that several fields share.
@@ -315,6 +323,16 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Metrics (scorpion_server.observability) -------------------------------------------------
+
+# /metrics in Prometheus' text format; off: 404.
+METRICS_ENABLED = env_bool("METRICS_ENABLED", default=True)
+# Who may read it: clients from these networks (the address the throttles see, so behind
+# NUM_PROXIES proxies the forwarded one)…
+METRICS_ALLOWED_NETWORKS = env_networks("METRICS_ALLOWED_NETWORKS", ["127.0.0.0/8", "::1/128"])
+# …or, from anywhere, a request with "Authorization: Bearer <METRICS_TOKEN>" (unset: none).
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+
 # --- Logging ---------------------------------------------------------------------------------
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
@@ -322,17 +340,24 @@ if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
     raise ImproperlyConfigured(
         f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL; got {LOG_LEVEL!r}."
     )
+# plain: one readable line per record; json: one JSON object per line (for a log shipper).
+LOG_FORMAT = env_str("LOG_FORMAT", "plain").lower()
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be plain or json; got {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "scorpion_server.observability.RequestIdFilter"}},
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "json": {"()": "scorpion_server.observability.JsonFormatter"},
     },
     "handlers": {
         "stderr": {
             "class": "logging.StreamHandler",
             "stream": "ext://sys.stderr",
-            "formatter": "plain",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
         },
     },
     "root": {"handlers": ["stderr"], "level": LOG_LEVEL},

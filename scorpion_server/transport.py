@@ -124,9 +124,11 @@ class CommandLine(CommandLineInterface):  # type: ignore[misc]
     server_class = Server
 
 
-def arguments(host: str, port: str) -> list[str]:
-    """daphne's command line for this server, from the settings."""
+def arguments(host: str, port: str, *, quiet: bool = False) -> list[str]:
+    """daphne's command line for this server, from the settings (``quiet``: no plain-text
+    access log, for JSON logs)."""
     return [
+        *(("--verbosity", "0") if quiet else ()),
         *("--bind", host, "--port", port),
         # A spectator may stay connected this long; its channel-layer group membership is
         # renewed meanwhile (api.consumers), so it is never dropped silently before the
@@ -138,6 +140,6 @@ def arguments(host: str, port: str) -> list[str]:
     ]
 
 
-def run(host: str, port: str) -> None:
+def run(host: str, port: str, *, quiet: bool = False) -> None:
     """Serve HTTP and WebSocket on ``host:port`` until stopped."""
-    CommandLine().run(arguments(host, port))
+    CommandLine().run(arguments(host, port, quiet=quiet))

@@ -28,7 +28,7 @@ class AccountRegisterApi(_CredentialsApi):
         summary="Create an account and its API token",
         tags=["accounts"],
         request=serializers.RegisterIn,
-        responses={201: serializers.RegisteredOut, **errors(400, 413)},
+        responses={201: serializers.RegisteredOut, **errors(400, 413, 415)},
         auth=[],
     )
     def post(self, request: Request) -> Response:
@@ -46,7 +46,7 @@ class TokenCreateApi(_CredentialsApi):
         summary="The API token of an account (send it as Authorization: Token <key>)",
         tags=["accounts"],
         request=serializers.CredentialsIn,
-        responses={200: serializers.TokenOut, **errors(400, 401, 413)},
+        responses={200: serializers.TokenOut, **errors(400, 401, 413, 415)},
         auth=[],
     )
     def post(self, request: Request) -> Response:

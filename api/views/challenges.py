@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import serializers
-from api.schema import errors
+from api.schema import SIGNED_IN, errors
 from api.views import callers
 from games.reads import presenters, selectors, visibility
 from games.writes import services
@@ -59,6 +59,7 @@ class ChallengeJoinApi(APIView):
             200: serializers.GameOut,
             **errors(401, 403, 404),
         },
+        auth=SIGNED_IN,
     )
     def post(self, request: Request, date: str) -> Response:
         day = selectors.challenge_day(date)

@@ -30,9 +30,9 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from api import messages, serializers
-from api.schema import errors
+from api.schema import IDEMPOTENCY_KEY, SIGNED_IN, errors
 from api.views import callers
-from games import engine
+from games import engine, metrics
 from games.errors import GameNotFound
 from games.reads import presenters, selectors, visibility
 from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
@@ -121,7 +121,8 @@ class GameCreateApi(APIView):
         summary="Start a game (neither seed nor deal: a random seed)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401, 403, 413)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415)},
+        auth=SIGNED_IN,
     )
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
@@ -139,21 +140,30 @@ class GameListApi(APIView):
         summary="Games the caller may read (public ones and their own), newest first",
         tags=_TAGS,
         parameters=[
-            OpenApiParameter("owner", str, description="username of the owner"),
+            OpenApiParameter(
+                "owner",
+                {"type": "string", "minLength": 1, "maxLength": 150},
+                description="username of the owner",
+            ),
             OpenApiParameter("status", str, enum=list(engine.STATUSES)),
             OpenApiParameter("rules", str, enum=list(engine.RULESETS)),
-            OpenApiParameter("limit", int, description="games a page: 1..200, default 50"),
-            OpenApiParameter("cursor", str, description="from a previous page's next"),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+                description="games a page",
+            ),
+            OpenApiParameter(
+                "cursor",
+                {"type": "string", "minLength": 1},
+                description="from a previous page's next (any other: 400)",
+            ),
         ],
         responses={200: serializers.GamePageOut, **errors(400)},
     )
     def get(self, request: Request) -> Response:
-        query = serializers.GameListQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = serializers.parse_query(serializers.GameListQuery, request.query_params)
         filters = {
-            name: value
-            for name, value in query.validated_data.items()
-            if name in ("owner", "status", "rules")
+            name: value for name, value in query.items() if name in ("owner", "status", "rules")
         }
         viewer = callers.viewer(request)
         rows = selectors.game_list(viewer=viewer, **filters)
@@ -210,25 +220,30 @@ class GameCommandApi(APIView):
             _GAME_ID,
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                IDEMPOTENCY_KEY,
                 OpenApiParameter.HEADER,
                 description="1 to 255 printable ASCII characters; a retry with the same key "
                 "answers the first answer again (header Idempotent-Replayed: true)",
             ),
         ],
         request=_COMMAND,
-        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 413, 422)},
+        responses={201: serializers.CommandOut, **errors(400, 401, 403, 404, 409, 415, 422)},
+        auth=SIGNED_IN,
     )
     def post(self, request: Request, game_id: str) -> Response:
-        key = _idempotency_key(request)
-        command, expected_version = serializers.parse_command(request.data)
-        result = services.game_command(
-            game_id=_game_uuid(game_id),
-            actor=callers.player(request),
-            command=command,
-            expected_version=expected_version,
-            idempotency_key=key,
-        )
+        counted = metrics.CommandOutcome()
+        with counted:
+            key = _idempotency_key(request)
+            command, expected_version = serializers.parse_command(request.data)
+            counted.type = command["type"]
+            result = services.game_command(
+                game_id=_game_uuid(game_id),
+                actor=callers.player(request),
+                command=command,
+                expected_version=expected_version,
+                idempotency_key=key,
+            )
+            counted.code = "replayed" if result.repeated else "ok"
         game, event = result.summary, result.event
         sight = visibility.sight(callers.viewer(request), game)
         body: CommandResultBody = {
@@ -253,16 +268,20 @@ class GameEventsApi(APIView):
         operation_id="game_events",
         summary=f"The game's events after seq `after`, in seq order ({EVENTS_PAGE} a page)",
         tags=_TAGS,
-        parameters=[_GAME_ID, OpenApiParameter("after", int, description="a seq; default 0")],
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": serializers.MAX_SEQ, "default": 0},
+                description="a seq",
+            ),
+        ],
         responses={200: serializers.EventPageOut, **errors(400, 403, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        query = serializers.EventListQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = serializers.parse_query(serializers.EventListQuery, request.query_params)
         game, sight = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        events, more = selectors.game_events(
-            game=game, after=query.validated_data["after"], limit=EVENTS_PAGE
-        )
+        events, more = selectors.game_events(game=game, after=query["after"], limit=EVENTS_PAGE)
         stream = selectors.game_stream(game)
         after = events[-1].seq if events else None
         body: EventPageBody = {

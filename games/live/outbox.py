@@ -5,7 +5,8 @@ submitted: the server's own loop once the ASGI application has bound it (:func:`
 else a long-lived loop on a thread of its own (management commands, benchmarks, code run
 outside a server). Submitting never waits for the channel layer: a command's response is
 not held up by its publication, and a failure is logged, not raised (what a message
-announces is committed, and viewers recover it from the store).
+announces is committed, and viewers recover it from the store): it marks the layer down
+for ``games.live.relay``, and nothing is sent until the relay finds it working again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import threading
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from games.live.relay import drop_pooled_connections, relay
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +76,25 @@ async def _drain(queue: asyncio.Queue[Message]) -> None:
         layer = get_channel_layer()
         if layer is None:
             continue
+        if not relay.is_up():
+            # The layer failed: the relay feeds this process's viewers from the store, and
+            # other processes' relays sweep theirs; a message sent now would only wait.
+            continue
         try:
-            await layer.group_send(group, message)
-        except Exception:
-            logger.exception("could not publish %s to %s", message.get("type"), group)
+            await _send(layer, group, message)
+        except Exception as error:
+            logger.warning("could not publish %s to %s: %r", message.get("type"), group, error)
+            relay.failed("publish", error)
+
+
+async def _send(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """``group_send``, tried once more on fresh connections if it fails (a Redis that
+    restarted leaves pooled connections stale)."""
+    try:
+        await layer.group_send(group, message)
+    except Exception:
+        await drop_pooled_connections(layer)
+        await layer.group_send(group, message)
 
 
 def has_audience(group: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import transaction
 
+from games import metrics
 from games.dailies import contests
 from games.live import feeds, outbox
 from games.reads import visibility
@@ -49,6 +50,7 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
     """
 
     def deliver() -> None:
+        metrics.events_appended.labels(event.type).inc()
         streams.remember(stream)
         group = game_group(game.id)
         if not outbox.has_audience(group):

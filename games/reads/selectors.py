@@ -18,8 +18,9 @@ from typing import NamedTuple, cast
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Min, Q, QuerySet
 
-from games import clock, engine
-from games.boards import metrics, ranking
+from games import clock, engine, metrics
+from games.boards import metrics as board_metrics
+from games.boards import ranking
 from games.dailies import challenges, contests, standings
 from games.dailies.models import Contest, DailyChallenge, Entrant, Standing
 from games.engine.hint import hint
@@ -160,6 +161,7 @@ def challenge_standings(date: dt.date) -> list[StandingBody]:
 
 def standings_frame(date: dt.date) -> tuple[int, str]:
     """``(revision, the standings frame as JSON text)`` of a race, in one query."""
+    metrics.standings_recomputations.inc()
     revision, results = standings.ranked(date)
     return revision, f'{{"type": "standings", "results": {results}}}'
 
@@ -219,7 +221,7 @@ class Board:
     """One leaderboard: a scope, a metric, a period and the key of the period shown."""
 
     scope: str
-    metric: metrics.Metric
+    metric: board_metrics.Metric
     period: str
     key: str
 
@@ -227,9 +229,9 @@ class Board:
 def boards() -> BoardsBody:
     """Which leaderboards exist."""
     return {
-        "scopes": list(metrics.scopes()),
-        "metrics": list(metrics.METRICS),
-        "periods": list(metrics.PERIODS),
+        "scopes": list(board_metrics.scopes()),
+        "metrics": list(board_metrics.METRICS),
+        "periods": list(board_metrics.PERIODS),
     }
 
 
@@ -237,12 +239,12 @@ def board_get(*, scope: str, metric: str, period: str, at: str | None) -> Board:
     """The board named so: :class:`UnknownScope`, :class:`UnknownMetric`, or
     :class:`ValueError` for a ``period``/``at`` that name no period (``at``: a key of the
     period, a day within it, or ``None`` for the current one)."""
-    if scope not in metrics.scopes():
+    if scope not in board_metrics.scopes():
         raise UnknownScope()
-    found = metrics.METRICS.get(metric)
+    found = board_metrics.METRICS.get(metric)
     if found is None or not found.applies(scope):
         raise UnknownMetric()
-    return Board(scope, found, period, metrics.period_key(period, at, clock.now()))
+    return Board(scope, found, period, board_metrics.period_key(period, at, clock.now()))
 
 
 def board_position(cursor: str) -> ranking.Position:
@@ -275,7 +277,7 @@ def leaderboard(
     shown = _readable_games(
         [row.game for row in (*rows, *([mine] if mine else [])) if row.game], viewer
     )
-    start, end = metrics.bounds(board.key)
+    start, end = board_metrics.bounds(board.key)
 
     def body(row: ranking.Row) -> BoardRowBody:
         return presenters.board_row_body(row, game_shown=row.game in shown)

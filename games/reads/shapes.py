@@ -298,6 +298,9 @@ class ErrorBody(TypedDict):
         ]
     ]
     version: NotRequired[Annotated[int, Doc("409: the game's current version")]]
+    request_id: NotRequired[
+        Annotated[str, Doc("the request's id, as in the X-Request-ID header of the answer")]
+    ]
 
 
 PHASES = Choices(("scheduled", "running", "finished"))

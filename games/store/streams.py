@@ -23,7 +23,7 @@ from typing import Any
 
 from django.conf import settings
 
-from games import engine
+from games import engine, metrics
 from games.engine import Effects, State
 from games.errors import GameNotFound, StreamCorrupted
 from games.store import events
@@ -253,7 +253,8 @@ class _Cache:
             stream = self._streams.get(game_id)
             if stream is not None:
                 self._streams.move_to_end(game_id)
-            return stream
+        (metrics.stream_cache_miss if stream is None else metrics.stream_cache_hit).inc()
+        return stream
 
     def put(self, stream: Stream) -> None:
         with self._lock:
@@ -264,10 +265,12 @@ class _Cache:
             self._streams.move_to_end(stream.game_id)
             while len(self._streams) > settings.STREAM_CACHE_SIZE:
                 self._streams.popitem(last=False)
+            metrics.stream_cache_size.set(len(self._streams))
 
     def clear(self) -> None:
         with self._lock:
             self._streams.clear()
+            metrics.stream_cache_size.set(0)
 
 
 cache = _Cache()
@@ -281,7 +284,9 @@ def remember(stream: Stream) -> None:
 def cached(game_id: uuid.UUID) -> Stream | None:
     """The latest stream of the game this process knows, if any: possibly not the latest
     stored (another process may have appended since)."""
-    return cache.get(game_id)
+    stream = cache.get(game_id)
+    (metrics.stream_cache_miss if stream is None else metrics.stream_cache_hit).inc()
+    return stream
 
 
 def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
@@ -292,9 +297,11 @@ def load(game_id: uuid.UUID, version: int | None = None) -> Stream:
     """
     cached = cache.get(game_id)
     if cached is not None and cached.version == version:
+        metrics.stream_cache_hit.inc()
         return cached
     if cached is not None and version is not None and cached.version > version:
         cached = None  # cannot happen with committed-only caching; be safe anyway
+    (metrics.stream_cache_miss if cached is None else metrics.stream_cache_stale).inc()
     after = cached.version if cached is not None else 0
     events = Event.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
     if version is not None:

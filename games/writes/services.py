@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import json
 import secrets
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
-from games import clock, engine
+from games import clock, engine, metrics
 from games.boards import projection as boards
 from games.dailies import challenges, contests, standings
 from games.errors import (
@@ -171,8 +172,13 @@ def _start_game(
         stream = streams.start(event)
         summary = GameSummary.of(stream, owner=owner.get_username())
         projections.create(stream, summary)
-        transaction.on_commit(lambda: streams.remember(stream))
+        transaction.on_commit(lambda: _created(stream))
     return Written(stream, summary)
+
+
+def _created(stream: streams.Stream) -> None:
+    metrics.events_appended.labels(events.Created.TYPE).inc()
+    streams.remember(stream)
 
 
 def game_command(
@@ -198,6 +204,41 @@ def game_command(
     challenge whose day is over, :class:`VersionConflict`, :class:`StaleCard`, and the
     rules' :class:`RuleRefused` (docs/api.md#command-checks).
     """
+    timings = Timings()
+    try:
+        return _command(timings, game_id, actor, command, expected_version, idempotency_key)
+    finally:
+        timings.observe()
+
+
+class Timings:
+    """Where a command's time went (``games.metrics.command_seconds``): a few clock reads
+    on the command path, observed once at its end."""
+
+    __slots__ = ("started", "lock", "replay", "engine", "projection", "append")
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.lock = self.replay = self.engine = self.projection = self.append = 0.0
+
+    def observe(self) -> None:
+        phases = metrics.command_phase
+        phases["total"].observe(time.perf_counter() - self.started)
+        for phase in ("lock", "replay", "engine", "projection", "append"):
+            spent = getattr(self, phase)
+            if spent:
+                phases[phase].observe(spent)
+
+
+def _command(
+    timings: Timings,
+    game_id: uuid.UUID,
+    actor: User,
+    command: dict[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None,
+) -> CommandResult:
+    clock_ = time.perf_counter
     fingerprint = _fingerprint(command, expected_version)
     owner = actor.get_username()
     key = idempotency_key
@@ -205,12 +246,16 @@ def game_command(
     stream = streams.cached(game_id)
     for _attempt in range(_OPTIMISTIC_ATTEMPTS):
         if stream is None:
+            started = clock_()
             stream = streams.load(game_id)
+            timings.replay += clock_() - started
         if stream.owner_id != actor.pk:
             raise NotOwner()
+        started = clock_()
         try:
             action, applied = _decide(stream, command, expected_version)
         except (ChallengeClosed, ContestClosed, VersionConflict, StaleCard, RuleRefused) as refusal:
+            timings.engine += clock_() - started
             seen = _seen(game_id, key, fingerprint)
             if isinstance(seen, CommandResult):
                 return seen
@@ -218,8 +263,11 @@ def game_command(
                 if isinstance(refusal, VersionConflict | StaleCard):
                     raise type(refusal)(seen.version) from None
                 raise
+            started = clock_()
             stream = streams.load(game_id, seen.version)
+            timings.replay += clock_() - started
             continue
+        timings.engine += clock_() - started
         fact = events.of_action(action)
         result = _append(
             stream,
@@ -230,15 +278,20 @@ def game_command(
             idempotency_key=key,
             request_hash=request_hash,
             check_ban=True,
+            timings=timings,
         )
         if result is not None:
             return result
         seen = _seen(game_id, key, fingerprint)
         if isinstance(seen, CommandResult):
             return seen
+        started = clock_()
         stream = streams.load(game_id, seen.version)
+        timings.replay += clock_() - started
     with transaction.atomic():
+        started = clock_()
         head = lock_game(game_id)
+        timings.lock += clock_() - started
         if head.owner_id != actor.pk:
             raise NotOwner()
         if head.owner_banned:
@@ -249,8 +302,12 @@ def game_command(
                 if first.request_hash != fingerprint:
                     raise IdempotencyKeyReused()
                 return _answered_again(game_id, head.version, first.seq)
+        started = clock_()
         stream = streams.load(game_id, head.version)
+        timings.replay += clock_() - started
+        started = clock_()
         action, applied = _decide(stream, command, expected_version)
+        timings.engine += clock_() - started
         locked = _append(
             stream,
             events.of_action(action),
@@ -260,6 +317,7 @@ def game_command(
             idempotency_key=key,
             request_hash=request_hash,
             check_ban=False,
+            timings=timings,
         )
     assert locked is not None, "the guard holds under the row lock"
     return locked
@@ -381,6 +439,7 @@ def _append(
     idempotency_key: str | None = None,
     request_hash: str | None = None,
     check_ban: bool,
+    timings: Timings | None = None,
 ) -> CommandResult | None:
     """Append ``fact`` after ``stream``'s version with its projections in one guarded
     statement, and publish it after commit; ``None`` if the guard refused.
@@ -389,6 +448,7 @@ def _append(
     fold applies the event itself (a moderation event). The summary is built once, here,
     for the row, the frame and the answer.
     """
+    started = time.perf_counter()
     at = clock.now()
     event = Event(
         game_id=stream.game_id,
@@ -407,6 +467,11 @@ def _append(
         after = streams.advance(stream, event)
     summary = GameSummary.of(after, owner=owner)
     finishing = after.finished and not stream.finished
+    game_row = summary.row()
+    standing_row = standings.standing_fields(after) if after.challenge is not None else None
+    result_row = contests.result_fields(after) if after.contest is not None else None
+    finishing_params = boards.finishing_params(after) if finishing else None
+    projected = time.perf_counter()
     stored = appends.append(
         appends.Appended(
             game=stream.game_id,
@@ -419,12 +484,15 @@ def _append(
             key=idempotency_key,
             request_hash=request_hash,
         ),
-        game_row=summary.row(),
-        standing_row=standings.standing_fields(after) if after.challenge is not None else None,
-        result_row=contests.result_fields(after) if after.contest is not None else None,
+        game_row=game_row,
+        standing_row=standing_row,
+        result_row=result_row,
         check_ban=check_ban,
-        finishing=boards.finishing_params(after) if finishing else None,
+        finishing=finishing_params,
     )
+    if timings is not None:
+        timings.projection += projected - started
+        timings.append += time.perf_counter() - projected
     if stored is None:
         return None
     if stored.reordered:

@@ -28,7 +28,7 @@ def path(alice, sample_deal):
         ({"type": "move"}, {"from": [REQUIRED], "index": [REQUIRED], "to": [REQUIRED]}),
         ({**MOVE, "from": "2"}, {"from": [NOT_INT]}),
         ({**MOVE, "index": True}, {"index": [NOT_INT]}),
-        ({**MOVE, "to": 7.0}, {"to": [NOT_INT]}),
+        ({**MOVE, "to": 7.5}, {"to": [NOT_INT]}),
         ({**MOVE, "to": None}, {"to": ["This field may not be null."]}),
         ({**MOVE, "from": 0}, {"from": ["Ensure this value is greater than or equal to 1."]}),
         ({**MOVE, "to": 17}, {"to": ["Ensure this value is less than or equal to 16."]}),

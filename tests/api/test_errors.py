@@ -18,6 +18,9 @@ def error(response) -> dict:
     assert response["Content-Type"] == "application/json", response.content
     body: dict = json.loads(response.content)
     assert {"code", "detail"} <= set(body)
+    # Every error names its request, as the X-Request-ID header does; compared apart (the
+    # ``api`` client of conftest checked and removed it already).
+    assert body.pop("request_id", response["X-Request-ID"]) == response["X-Request-ID"]
     return body
 
 

@@ -99,7 +99,13 @@ def test_the_event_and_error_schemas_declare_their_keys(document):
     schemas = document["components"]["schemas"]
     assert set(schemas["Event"]["properties"]) == {"seq", "type", "data", "by", "at", "effects"}
     assert set(schemas["Effects"]["properties"]) == {"points", "flipped", "removed", "undid"}
-    assert set(schemas["Error"]["properties"]) == {"code", "detail", "fields", "version"}
+    assert set(schemas["Error"]["properties"]) == {
+        "code",
+        "detail",
+        "fields",
+        "version",
+        "request_id",
+    }
     assert sorted(schemas["Error"]["required"]) == ["code", "detail"]
 
 

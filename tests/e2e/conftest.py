@@ -130,10 +130,15 @@ def live_server_factory(
     workdir = Path(tempfile.mkdtemp(prefix="scorpion-live-"))
 
     def start(
-        *, redis_url: str | None = None, serve: bool = False, **env_overrides: str
+        *,
+        redis_url: str | None = None,
+        serve: bool = False,
+        daphne_args: tuple[str, ...] = (),
+        **env_overrides: str,
     ) -> LiveServer:
-        """A daphne process; with ``serve``, started as production starts it
-        (``manage.py serve --no-migrate``: the transport's limits, scorpion_server.transport)."""
+        """A daphne process (with ``daphne_args``); with ``serve``, started as production
+        starts it (``manage.py serve --no-migrate``: the transport's limits,
+        scorpion_server.transport)."""
         port = find_free_port()
         env = {
             name: value
@@ -167,6 +172,7 @@ def live_server_factory(
         else:
             command = [
                 *(sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)),
+                *daphne_args,
                 "scorpion_server.asgi:application",
             ]
         with log.open("wb") as out:

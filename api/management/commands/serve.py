@@ -6,9 +6,11 @@ as ``scorpion_server.transport`` configures it: the body and message limits are 
 transport's.
 """
 
+import logging
 import os
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -37,6 +39,10 @@ class Command(BaseCommand):
 
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{port}"
-        self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
-        self.stdout.flush()
-        transport.run(host, port)
+        json_logs = settings.LOG_FORMAT == "json"
+        if json_logs:  # every line a JSON object: through the log, and no plain access log
+            logging.getLogger("scorpion.serve").info("Scorpion server on %s/", url)
+        else:
+            self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
+            self.stdout.flush()
+        transport.run(host, port, quiet=json_logs)

@@ -1,0 +1,257 @@
+"""Spectators that outlive the channel layer: the store relay (docs/architecture.md#the-live-path).
+
+The channel layer (Redis) carries published frames between processes, but it is not the
+source of truth: the event store is. Each process keeps here a registry of its local
+viewers (game spectators and race watchers) and a view of its channel layer's health:
+
+- **Up.** Frames come through the layer. Every :data:`SWEEP_SECONDS` one query reads the
+  versions of the games this process's spectators watch, and a spectator behind (a
+  message the layer dropped) gets the missing events from the store: a sweep, not a path.
+- **Down.** Any failure of the layer (a consumer's receive, a ``group_add``, a publish)
+  marks it down for the whole process. Consumers stop receiving from it and stay open;
+  the same query now runs every :data:`POLL_SECONDS`, and each game's new events are read
+  and rendered once per audience and per resume point, then handed to every local
+  spectator (``Viewer.inbox``), so a process pays per game, not per spectator. Race
+  watchers have their standings re-read. New spectators are accepted: PostgreSQL serves
+  them.
+- **Back.** A probe every :data:`PROBE_SECONDS` drops the layer's pooled connections
+  (stale after a Redis restart) and makes one round trip; once it succeeds, every local
+  viewer joins its group again (a restarted Redis forgot them), the layer is marked up,
+  and a last poll covers what was published before the groups were joined.
+
+Frames carry ``seq``; consumers drop what they already sent, so delivery from both paths
+at a seam is harmless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from channels.db import database_sync_to_async
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from games import metrics
+from games.errors import DomainError
+from games.live import feeds
+from games.reads.visibility import Audience, Viewer
+
+logger = logging.getLogger(__name__)
+
+#: While the layer is down, each process reads its spectators' games this often.
+POLL_SECONDS = 0.5
+#: While it is up, the same sweep runs this often, to fill gaps of dropped messages.
+SWEEP_SECONDS = 5.0
+#: While it is down, a probe tries it this often.
+PROBE_SECONDS = 1.0
+_PROBE_GROUP = "relay.probe"
+
+
+class Spectator(Protocol):
+    """A local game spectator, as the relay sees it (``api.consumers.GameConsumer``)."""
+
+    game_id: uuid.UUID | None
+    viewer: Viewer
+    audience: Audience
+    last_sent: int
+    group: str | None
+    channel_name: str
+    inbox: asyncio.Queue[dict[str, Any]]
+
+
+class Watcher(Protocol):
+    """A local race watcher (``api.consumers.ChallengeConsumer``)."""
+
+    group: str | None
+    channel_name: str
+    inbox: asyncio.Queue[dict[str, Any]]
+
+
+class _Relay:
+    def __init__(self) -> None:
+        self.spectators: dict[uuid.UUID, set[Spectator]] = {}
+        self.watchers: set[Watcher] = set()
+        self.up = asyncio.Event()
+        self.up.set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.sweeper: asyncio.Future[None] | None = None
+        self.prober: asyncio.Future[None] | None = None
+        self.recovery_hooks: list[Callable[[], Awaitable[None]]] = []
+
+    # --- registry ------------------------------------------------------------------------
+
+    def add_spectator(self, spectator: Spectator) -> None:
+        assert spectator.game_id is not None
+        self.spectators.setdefault(spectator.game_id, set()).add(spectator)
+        self._start()
+
+    def remove_spectator(self, spectator: Spectator) -> None:
+        if spectator.game_id is None:
+            return
+        local = self.spectators.get(spectator.game_id)
+        if local is not None:
+            local.discard(spectator)
+            if not local:
+                del self.spectators[spectator.game_id]
+
+    def add_watcher(self, watcher: Watcher) -> None:
+        self.watchers.add(watcher)
+        self._start()
+
+    def remove_watcher(self, watcher: Watcher) -> None:
+        self.watchers.discard(watcher)
+
+    def forget(self, member: Any) -> None:
+        """Drop a consumer that ended, however it ended (a crash skips ``disconnect``)."""
+        self.watchers.discard(member)
+        game_id = getattr(member, "game_id", None)
+        if game_id is not None:
+            self.remove_spectator(member)
+
+    def _start(self) -> None:
+        self._bind(asyncio.get_running_loop())
+        if isinstance(get_channel_layer(), InMemoryChannelLayer):
+            return  # one process, no failure to survive: nothing to sweep
+        if self.sweeper is None or self.sweeper.done():
+            self.sweeper = asyncio.ensure_future(self._sweep_forever())
+
+    def _bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.loop is not loop:  # a new server loop (tests run several): start afresh
+            self.loop, self.sweeper, self.prober = loop, None, None
+            self.up = asyncio.Event()
+            self.up.set()
+            metrics.channel_layer_up.set(1)
+
+    # --- health --------------------------------------------------------------------------
+
+    def is_up(self) -> bool:
+        return self.up.is_set()
+
+    async def wait_up(self) -> None:
+        await self.up.wait()
+
+    def failed(self, operation: str, error: BaseException) -> None:
+        """A channel-layer operation failed: count it, and mark the layer down (once)."""
+        metrics.channel_layer_errors.labels(operation).inc()
+        loop = _running_loop()
+        if loop is None:
+            return
+        if self.loop is None:
+            self._bind(loop)
+        if loop is not self.loop or not self.up.is_set():
+            return
+        logger.warning(
+            "channel layer failed (%s: %r): spectators are fed from the event store",
+            operation,
+            error,
+        )
+        self.up.clear()
+        metrics.channel_layer_up.set(0)
+        if self.prober is None or self.prober.done():
+            self.prober = asyncio.ensure_future(self._probe_until_up())
+        # Poll at once rather than at the end of a sweep interval.
+        if self.sweeper is not None and not self.sweeper.done():
+            self.sweeper.cancel()
+        self.sweeper = asyncio.ensure_future(self._sweep_forever())
+
+    async def _probe_until_up(self) -> None:
+        while True:
+            await asyncio.sleep(PROBE_SECONDS)
+            layer = get_channel_layer()
+            try:
+                await drop_pooled_connections(layer)
+                probe = await layer.new_channel(prefix="relay")
+                await layer.group_add(_PROBE_GROUP, probe)
+                await layer.group_discard(_PROBE_GROUP, probe)
+                await self._rejoin(layer)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                metrics.channel_layer_errors.labels("probe").inc()
+                logger.info("channel layer still down: %r", error)
+                continue
+            for hook in self.recovery_hooks:
+                with contextlib.suppress(Exception):
+                    await hook()
+            self.up.set()
+            metrics.channel_layer_up.set(1)
+            logger.warning("channel layer is back: spectators are fed through it again")
+            await self._poll()  # what was published before the groups were joined
+            return
+
+    async def _rejoin(self, layer: Any) -> None:
+        members: list[Spectator | Watcher] = [*self.watchers]
+        for local in self.spectators.values():
+            members.extend(local)
+        for member in members:
+            if member.group is not None:
+                await layer.group_add(member.group, member.channel_name)
+
+    # --- the sweep / poll ----------------------------------------------------------------
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            try:
+                await self._poll()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database may be down too: try again next round
+                logger.warning("relay: could not read the store", exc_info=True)
+            await asyncio.sleep(SWEEP_SECONDS if self.up.is_set() else POLL_SECONDS)
+
+    async def _poll(self) -> None:
+        down = not self.up.is_set()
+        if down:
+            for watcher in list(self.watchers):
+                watcher.inbox.put_nowait({"type": "standings.changed"})
+        behind = {
+            game_id: min(spectator.last_sent for spectator in local)
+            for game_id, local in self.spectators.items()
+            if local
+        }
+        if not behind:
+            return
+        versions = await database_sync_to_async(feeds.versions)(list(behind))
+        for game_id, version in versions.items():
+            if version <= behind[game_id]:
+                continue
+            local = [s for s in self.spectators.get(game_id, ()) if s.last_sent < version]
+            groups: dict[tuple[Audience, int], list[Spectator]] = {}
+            for spectator in local:
+                groups.setdefault((spectator.audience, spectator.last_sent), []).append(spectator)
+            for (_, after), members in groups.items():
+                frames = await database_sync_to_async(_frames)(
+                    game_id, members[0].viewer, after, version
+                )
+                for spectator in members:
+                    spectator.inbox.put_nowait({"type": "game.stored", "frames": frames})
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _frames(game_id: uuid.UUID, viewer: Viewer, after: int, upto: int) -> list[dict[str, Any]]:
+    try:
+        seen = feeds.current(game_id, viewer)
+    except DomainError:
+        return []  # no longer allowed to watch: nothing more is sent
+    return feeds.event_frames(seen, after=after, upto=min(upto, seen.game.version))
+
+
+async def drop_pooled_connections(layer: Any) -> None:
+    """Disconnect the idle pooled connections of the layer (a Redis that restarted left them
+    stale); the next command connects again. Connections in use are left alone."""
+    for loop_layer in list(getattr(layer, "_layers", {}).values()):
+        for client in list(getattr(loop_layer, "_connections", {}).values()):
+            await client.connection_pool.disconnect(inuse_connections=False)
+
+
+relay = _Relay()
