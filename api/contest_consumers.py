@@ -24,6 +24,7 @@ from api.consumers import ClientFrames, StandingsFeed, close_code_for, keep_memb
 from games import clock
 from games.errors import DomainError
 from games.live import publish
+from games.live.relay import relay
 from games.reads import selectors
 from games.writes import contests as services
 
@@ -192,7 +193,10 @@ class ContestConsumer(ClientFrames):
             return
         contest = look["id"]
         self.group = publish.contest_group(contest)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        # Through a channel-layer outage the relay asks for the standings again, as it does
+        # for a daily race's watchers (games.live.relay).
+        relay.add_watcher(self)
+        await self.join_group(self.group)
         self.keeper = asyncio.ensure_future(keep_membership(self))
         kind = self.kind
 
@@ -237,6 +241,7 @@ class ContestConsumer(ClientFrames):
             self.feed.tick_soon()
 
     async def disconnect(self, code: int) -> None:
+        relay.remove_watcher(self)
         if self.feed is not None:
             self.feed.leave(self)
             self.feed = None

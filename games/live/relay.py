@@ -64,7 +64,8 @@ class Spectator(Protocol):
 
 
 class Watcher(Protocol):
-    """A local race watcher (``api.consumers.ChallengeConsumer``)."""
+    """A local race watcher (``api.consumers.ChallengeConsumer``,
+    ``api.contest_consumers.ContestConsumer``)."""
 
     group: str | None
     channel_name: str
