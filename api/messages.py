@@ -42,6 +42,8 @@ MESSAGES: dict[str, Promise] = {
         "Another player's game of an open daily challenge cannot be seen until it closes."
     ),
     "challenge_closed": _("This daily challenge is over: it can no longer be joined."),
+    "challenge_not_ready": _("This day's challenge is still being prepared; try again shortly."),
+    "game_not_finished": _("The analysis of a game is available once the game is finished."),
     "not_found": _("Not found."),
     "method_not_allowed": _("This method is not allowed here."),
     "not_acceptable": _("This resource is only available as application/json."),

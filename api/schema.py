@@ -25,11 +25,13 @@ _MEANINGS = {
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `banned`, `permission_denied`)",
     404: "no such resource (`not_found`)",
-    409: "`version_conflict` or `stale_card`; `version` is the game's current version",
+    409: "`version_conflict` or `stale_card` (`version` is the game's current version); "
+    "`game_not_finished` for the analysis of a game in play",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",
     429: "throttled (`throttled`); see the `Retry-After` header",
-    503: "the database is unavailable (`unavailable`); retry after `Retry-After` seconds",
+    503: "the database is unavailable (`unavailable`), or the day's challenge is still being "
+    "prepared (`challenge_not_ready`); retry after `Retry-After` seconds",
 }
 
 

@@ -5,12 +5,13 @@ Application code imports them from where they live (``games.store.models``,
 """
 
 from games.dailies.models import DailyChallenge, Standing
-from games.store.models import Event, Game, ModerationAct, Player, PlayerAccount
+from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
 
 __all__ = [
     "DailyChallenge",
     "Event",
     "Game",
+    "GameAnalysis",
     "ModerationAct",
     "Player",
     "PlayerAccount",

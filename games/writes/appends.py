@@ -50,6 +50,7 @@ _STANDING_COLUMNS = (
     "revealed",
     "elapsed_ms",
     "version",
+    "hints",
     "voided",
     "joined_at",
     "flag_fast",

@@ -163,4 +163,4 @@ def test_spectating_another_players_daily_game_is_refused_while_open(racers) -> 
     refused, snapshot, refused_anonymous, unknown = asyncio.run(scenario())
     assert refused == refused_anonymous == 4403 and unknown == 4404
     assert snapshot["game"]["challenge"] == "2026-11-30" and snapshot["game"]["seed"] is None
-    assert str(dailies.secret_seed(DAY)) not in str(snapshot)
+    assert str(dailies.certify(DAY).seed) not in str(snapshot)
