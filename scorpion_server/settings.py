@@ -141,7 +141,7 @@ SUSPICIOUS_WIN_SECONDS = env_int("SUSPICIOUS_WIN_SECONDS", default=90, minimum=1
 SUSPICIOUS_RHYTHM_CV = env_float("SUSPICIOUS_RHYTHM_CV", default=0.3)
 SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20, minimum=2)
 
-# --- The solver: certified daily deals, hints, post-game analysis (docs/solver.md) ---------
+# --- The solver: certified daily deals, hints, post-game analysis (README "Solver") --------
 
 # The ruleset of each weekday's challenge, Monday first: one name for every day, or seven.
 DAILY_RULES = env_list("DAILY_RULES", ["classic"])
@@ -169,7 +169,7 @@ DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 *
 DAILY_PREPARE_POLL_SECONDS = env_int("DAILY_PREPARE_POLL_SECONDS", default=300, minimum=1)
 # Hints: completions sampled per hint, and the solver's node budget for each.
 HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
-HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=500, minimum=1)
+HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=200, minimum=1)
 # Post-game analysis: the node budget of one position's search, and of the whole analysis.
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=200_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=2_000_000, minimum=1)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from .actions import Action, CellMove, Deal, Move
 from .cards import SUITS, Card, new_deck, parse_card
 from .deals import MAX_SEED, shuffle
-from .game import legal_actions
+from .game import apply, legal_actions
 from .hint import hint as heuristic_hint
 from .rules import Ruleset
 from .solver import solve
@@ -35,7 +35,7 @@ from .state import PLAYING, State, position
 
 #: How many completions a hint samples, and the solver's node budget for each.
 SAMPLES = 32
-SAMPLE_BUDGET = 500
+SAMPLE_BUDGET = 200
 
 Source = Literal["solver", "heuristic", "none"]
 Hinted = Move | CellMove | Deal
@@ -136,7 +136,16 @@ def advise(
     samples: int = SAMPLES,
     budget: int = SAMPLE_BUDGET,
 ) -> Advice:
-    """The hint for the position ``view`` shows (see the module's docstring)."""
+    """The hint for the position ``view`` shows (see the module's docstring).
+
+    Each sample is solved within ``budget`` nodes. In a sample the solver wins, every
+    legal action is then tried: it *wins in that sample* when the position after it is
+    still won within the budget (the solver's own first move does by construction). The
+    hint is the action that wins in the most samples; ties go to the action that more
+    winning lines started with, then to the one-move heuristic's choice, then to the
+    order of ``/moves``. A sample the solver does not win cannot be won after any action,
+    or was not decided within the budget: it counts for no action.
+    """
     if view["status"] != PLAYING:
         return Advice(None, 0, 0, "none")
     states = completions(rules, view, samples)
@@ -144,17 +153,34 @@ def advise(
     if not legal:
         return Advice(None, 0, samples, "none")
     order = {action: rank for rank, action in enumerate(legal)}
-    votes: Counter[Hinted] = Counter()
+    first_moves: Counter[Hinted] = Counter()
+    won: list[tuple[State, Hinted]] = []
     for state in states:
         solution = solve(rules, state, budget)
         if solution.verdict == "won" and solution.line:
             first: Action = solution.line[0]
             if isinstance(first, Move | CellMove | Deal) and first in order:
-                votes[first] += 1
-    if votes:
-        best = min(votes, key=lambda action: (-votes[action], order[action]))
-        return Advice(best, votes[best], samples, "solver")
+                first_moves[first] += 1
+                won.append((state, first))
     fallback = heuristic_hint(rules, view)
-    if fallback is None:
-        return Advice(None, 0, samples, "none")
-    return Advice(fallback, 0, samples, "heuristic")
+    if not won:
+        if fallback is None:
+            return Advice(None, 0, samples, "none")
+        return Advice(fallback, 0, samples, "heuristic")
+    wins: Counter[Hinted] = Counter()
+    for state, first in won:
+        wins[first] += 1
+        for action in legal:
+            if action != first and _still_won(rules, state, action, budget):
+                wins[action] += 1
+    best = min(
+        wins,
+        key=lambda action: (-wins[action], -first_moves[action], action != fallback, order[action]),
+    )
+    return Advice(best, wins[best], samples, "solver")
+
+
+def _still_won(rules: Ruleset, state: State, action: Hinted, budget: int) -> bool:
+    """Whether the solver wins ``state`` after ``action`` within ``budget`` nodes."""
+    after = apply(state, action)[0]
+    return solve(rules, after, budget).verdict == "won"
