@@ -29,6 +29,7 @@ from .cards import SUITS, Card, new_deck, parse_card
 from .deals import MAX_SEED, shuffle
 from .game import apply, legal_actions
 from .hint import hint as heuristic_hint
+from .hint import ranked
 from .rules import Ruleset
 from .solver import solve
 from .state import PLAYING, State, position
@@ -141,10 +142,11 @@ def advise(
     Each sample is solved within ``budget`` nodes. In a sample the solver wins, every
     legal action is then tried: it *wins in that sample* when the position after it is
     still won within the budget (the solver's own first move does by construction). The
-    hint is the action that wins in the most samples; ties go to the action that more
-    winning lines started with, then to the one-move heuristic's choice, then to the
-    order of ``/moves``. A sample the solver does not win cannot be won after any action,
-    or was not decided within the budget: it counts for no action.
+    hint is the action that wins in the most samples; ties go to the action the one-move
+    heuristic prefers (turning up a card before committing to a plan, say), then to the
+    one more winning lines started with, then to the order of ``/moves``. A sample the
+    solver does not win cannot be won after any action, or was not decided within the
+    budget: it counts for no action.
     """
     if view["status"] != PLAYING:
         return Advice(None, 0, 0, "none")
@@ -173,9 +175,15 @@ def advise(
         for action in legal:
             if action != first and _still_won(rules, state, action, budget):
                 wins[action] += 1
+    preference = {action: rank for rank, action in enumerate(ranked(rules, view))}
     best = min(
         wins,
-        key=lambda action: (-wins[action], -first_moves[action], action != fallback, order[action]),
+        key=lambda action: (
+            -wins[action],
+            preference.get(action, len(preference)),
+            -first_moves[action],
+            order[action],
+        ),
     )
     return Advice(best, wins[best], samples, "solver")
 
