@@ -169,7 +169,7 @@ DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 *
 DAILY_PREPARE_POLL_SECONDS = env_int("DAILY_PREPARE_POLL_SECONDS", default=300, minimum=1)
 # Hints: completions sampled per hint, and the solver's node budget for each.
 HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
-HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=200, minimum=1)
+HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
 # Post-game analysis: the node budget of one position's search, and of the whole analysis.
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=200_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=2_000_000, minimum=1)

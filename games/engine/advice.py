@@ -36,7 +36,7 @@ from .state import PLAYING, State, position
 
 #: How many completions a hint samples, and the solver's node budget for each.
 SAMPLES = 32
-SAMPLE_BUDGET = 200
+SAMPLE_BUDGET = 400
 
 Source = Literal["solver", "heuristic", "none"]
 Hinted = Move | CellMove | Deal
