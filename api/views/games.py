@@ -278,7 +278,7 @@ class GameHintApi(APIView):
         "the owner's hint is recorded (a hinted event)",
         tags=_TAGS,
         parameters=[_GAME_ID],
-        responses={200: serializers.HintOut, **errors(403, 404)},
+        responses={200: serializers.HintOut, **errors(403, 404, 409)},
     )
     def get(self, request: Request, game_id: str) -> Response:
         game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
