@@ -77,16 +77,29 @@ def test_leak_games_with_one_view_and_other_hidden_cards_get_one_hint(as_alice, 
     assert compared >= 30
 
 
-def test_samples_agree_with_everything_the_view_shows() -> None:
+def every_card(state: engine.State) -> list[int]:
+    """Every card still in play, wherever it lies."""
+    cells = [card for card in state.cells if card is not None]
+    return sorted([*(card for column in state.columns for card in column), *state.reserve, *cells])
+
+
+@pytest.mark.parametrize("rules", ["classic", "double", "three_blind_mice", "traditional"])
+def test_samples_agree_with_everything_the_view_shows(rules: str) -> None:
+    ruleset = engine.RULESETS[rules]
     for seed in range(5):
-        state = engine.new_game(CLASSIC, engine.seeded_deal(CLASSIC, seed))
+        state = engine.new_game(ruleset, engine.seeded_deal(ruleset, seed))
+        for action in engine.legal_actions(state)[:1]:  # a position after a move, too
+            state = engine.apply(state, action)[0]
         view = engine.player_view(state)
-        samples = advice.completions(CLASSIC, view, 8)
+        samples = advice.completions(ruleset, view, 8)
         assert len({sample.columns for sample in samples}) > 1  # really sampled
         for sample in samples:
             seen = engine.player_view(sample)
-            assert seen["columns"] == view["columns"] and seen["reserve"] == view["reserve"]
-        assert advice.completions(CLASSIC, view, 8)[3].columns == samples[3].columns
+            for key in ("columns", "reserve", "removed", "status"):
+                assert seen[key] == view[key], key
+            assert seen.get("cells") == view.get("cells")
+            assert every_card(sample) == every_card(state)  # the same cards, placed anew
+        assert advice.completions(ruleset, view, 8)[3].columns == samples[3].columns
 
 
 def test_the_hint_body_and_the_heuristic_fallback(api, alice) -> None:
