@@ -2,17 +2,20 @@
 fact of a race, a day's solution once it closes, a day not ready yet, and the post-game
 analysis that never speaks while a game is played."""
 
+import asyncio
 import datetime as dt
 import json
 import random
 from pathlib import Path
 
 import pytest
+from channels.testing import WebsocketCommunicator
 
 from games import clock, engine
 from games.dailies.models import DailyChallenge
 from games.engine import advice
 from games.writes import services
+from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db
 
@@ -160,6 +163,23 @@ def test_a_day_not_ready_is_503_with_retry_after(settings, api) -> None:
     assert response.status_code == 503
     assert response.json()["code"] == "challenge_not_ready"
     assert int(response.headers["Retry-After"]) > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_watching_a_day_not_ready_closes_with_4503(settings) -> None:
+    settings.DAILY_FALLBACK_NODES = 0
+    settings.DAILY_SECRET = "a secret that no test certified either"
+
+    async def scenario() -> int:
+        communicator = WebsocketCommunicator(application, "/ws/challenges/today/")
+        connected, _ = await communicator.connect(timeout=10)
+        assert connected
+        closed = await communicator.receive_output(timeout=10)
+        await communicator.disconnect()
+        return int(closed["code"])
+
+    with at(DAY):
+        assert asyncio.run(scenario()) == 4503
 
 
 def test_analysis_is_refused_while_a_game_is_played_by_anyone(api, as_alice, as_staff) -> None:
