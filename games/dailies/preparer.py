@@ -5,8 +5,9 @@ should exist by now, today always and tomorrow from ``DAILY_PREPARE_AHEAD_SECOND
 midnight UTC, and prepares those missing. Each server process runs it in a daemon thread
 every ``DAILY_PREPARE_POLL_SECONDS`` (:func:`start`, called by the ASGI application when
 ``DAILY_PREPARE_IN_BACKGROUND`` is on). Several processes preparing the same day do no
-harm: the date is the table's key, and the second insert reads the first row
-(``challenges.prepare``).
+harm: a process skips a day whose advisory lock another holds (it is being prepared
+there), and in any case the date is the table's key, and a second insert reads the first
+row (``challenges.prepare``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import close_old_connections, connection, connections
 
 from games import clock
 from games.dailies import challenges
+from games.dailies.models import DailyChallenge
 
 logger = logging.getLogger(__name__)
 
@@ -36,17 +40,48 @@ def due(now: dt.datetime) -> list[dt.date]:
 
 
 def tick() -> list[dt.date]:
-    """Prepare the days :func:`due` names that are missing; the days made now."""
+    """Prepare the days :func:`due` names that are missing; the days made now.
+
+    A day another process is preparing (it holds the day's advisory lock) is left to it,
+    so that several server processes do not all search at once."""
     made = []
     for day in due(clock.now()):
-        try:
-            _, new = challenges.prepare(day)
-        except Exception:  # keep the thread alive; the next tick tries again
-            logger.exception("could not prepare the daily challenge of %s", day)
+        if DailyChallenge.objects.filter(date=day).exists():
             continue
+        with _day_lock(day) as mine:
+            if not mine:
+                continue
+            try:
+                _, new = challenges.prepare(day)
+            except Exception:  # keep the thread alive; the next tick tries again
+                logger.exception("could not prepare the daily challenge of %s", day)
+                continue
         if new:
             made.append(day)
     return made
+
+
+#: The advisory lock key space of days being prepared (``lock_key + the day's ordinal``).
+LOCK_KEY = 0x5C0_0000_0000
+
+
+def lock_id(day: dt.date) -> int:
+    """The PostgreSQL advisory lock that whoever prepares ``day`` holds."""
+    return LOCK_KEY + day.toordinal()
+
+
+@contextmanager
+def _day_lock(day: dt.date) -> Iterator[bool]:
+    """Try the day's session-level advisory lock; whether this connection got it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock_id(day)])
+        (mine,) = cursor.fetchone()
+    try:
+        yield bool(mine)
+    finally:
+        if mine:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(day)])
 
 
 _started = threading.Event()

@@ -7,6 +7,7 @@ import json
 import threading
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -130,6 +131,31 @@ def test_the_preparer_makes_tomorrow_before_midnight_and_it_stays_hidden(setting
             dailies.challenge_get(tomorrow)  # a day that has not begun does not exist
     with at(tomorrow, 0, 0):
         assert dailies.challenge_get(tomorrow) == made
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_preparer_leaves_a_day_another_process_is_preparing() -> None:
+    other = psycopg.connect(**psycopg_params(), autocommit=True)
+    try:
+        other.execute("SELECT pg_advisory_lock(%s)", [preparer.lock_id(DAY)])
+        with at(DAY):
+            assert preparer.tick() == []
+        assert not DailyChallenge.objects.filter(date=DAY).exists()
+        other.execute("SELECT pg_advisory_unlock(%s)", [preparer.lock_id(DAY)])
+        with at(DAY):
+            assert preparer.tick() == [DAY]
+    finally:
+        other.close()
+
+
+def psycopg_params() -> dict[str, object]:
+    """Connection parameters of the test database, for a second, independent session."""
+    settings_dict = connection.settings_dict
+    params: dict[str, object] = {"dbname": settings_dict["NAME"], "user": settings_dict["USER"]}
+    for key, name in (("HOST", "host"), ("PORT", "port"), ("PASSWORD", "password")):
+        if settings_dict.get(key):
+            params[name] = settings_dict[key]
+    return params
 
 
 @pytest.mark.django_db
