@@ -116,6 +116,20 @@ def test_the_hint_body_and_the_heuristic_fallback(api, alice) -> None:
     assert body["move"] in api.get(f"/api/v1/games/{game}/moves").json()["moves"]
 
 
+def test_a_hint_is_computed_once_per_game_and_version(api, alice, monkeypatch) -> None:
+    game = services.game_create(owner=alice[0], seed=0).game_id
+    first = api.get(f"/api/v1/games/{game}/hint").json()
+
+    def again(*args, **kwargs):
+        raise AssertionError("the hint of this version is cached")
+
+    monkeypatch.setattr(advice, "advise", again)
+    assert api.get(f"/api/v1/games/{game}/hint").json() == first
+    monkeypatch.undo()
+    services.game_command(game_id=game, actor=alice[0], command={"type": "resign"})
+    assert api.get(f"/api/v1/games/{game}/hint").json()["move"] is None  # a new version
+
+
 def test_the_heuristic_answers_when_no_sample_is_won(settings, api, alice) -> None:
     settings.HINT_SAMPLE_BUDGET = 1  # no search can finish: every sample is unknown
     game = services.game_create(owner=alice[0], seed=0).game_id
