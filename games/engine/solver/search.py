@@ -29,6 +29,20 @@ left out. Every shortcut, and why it is sound:
    renumber columns, so ``traditional``'s loss and ``open``'s blocked dead end are the same
    thing to the search.
 
+5. **Safe joins** (one deck, same suit, a King only into an empty column: every ruleset
+   but ``easy``, ``wasp`` and ``double``). Once no deal can come before it (the reserve is
+   dealt or absent, or the deal waits until no move is possible, by which time the join
+   must have been made), putting a card X onto its successor X+1 loses nothing when the
+   column of X+1 is *anchored*: its face-up cards each sit on their successor and the
+   lowest is a King or has its successor face-down beneath it, so no card at or under
+   X+1 can ever move except a King carrying all of them into an empty column. Then any
+   winning line can be replayed after the join (each of its moves is still legal, the
+   pile of X riding on X+1, and its own join becomes no move at all), one move shorter.
+   A card played from a cell onto its successor is safe the same way, with no condition:
+   nothing is ever put on a card in a cell. The search then tries that move alone. The
+   condition on X+1's column matters: without it, a card under X+1 may need to go onto a
+   card of the pile that the join buried above it, and the join throws the win away.
+
 Nothing else is pruned: every other legal move is searched. Moves are only *ordered*
 (runs that leave first, then cards turned up, columns emptied, builds, and the deal last).
 """
@@ -69,13 +83,13 @@ _P_DEAL = -1
 
 
 class Child:
-    """One successor: the step that makes it, its position, and how promising it looks."""
+    """A position reached by ``steps`` from its parent, and how promising it looks."""
 
-    __slots__ = ("cells", "columns", "dealt", "priority", "removed", "step", "won")
+    __slots__ = ("cells", "columns", "dealt", "priority", "removed", "steps", "won")
 
     def __init__(
         self,
-        step: Step,
+        steps: tuple[Step, ...],
         columns: Columns,
         cells: Cells,
         dealt: bool,
@@ -83,7 +97,7 @@ class Child:
         won: bool,
         priority: int,
     ) -> None:
-        self.step = step
+        self.steps = steps
         self.columns = columns
         self.cells = cells
         self.dealt = dealt
@@ -95,7 +109,7 @@ class Child:
 class Search:
     """A search from one state; :meth:`run` decides it within a node budget."""
 
-    def __init__(self, rules: Ruleset, state: State) -> None:
+    def __init__(self, rules: Ruleset, state: State, *, safe_joins: bool = True) -> None:
         self.rules = rules
         self.targets = _SAME_SUIT_TARGETS if rules.same_suit else _ANY_SUIT_TARGETS
         self.king_only = rules.king_only_on_empty
@@ -109,16 +123,24 @@ class Search:
         self.reserve_columns = frozenset(rules.reserve_to)
         self.other_columns = tuple(c for c in range(count) if c not in self.reserve_columns)
         self.has_cells = bool(rules.cells)
+        # Shortcut 5: joining a card to its successor is safe (one deck, same suit) once
+        # no deal can come between the join and the moment the line would make it.
+        self.joins_safe = (
+            safe_joins and rules.decks == 1 and rules.same_suit and rules.king_only_on_empty
+        )
+        self.anchored_cache: dict[bytes, bool] = {}
+        self.joins_safe_before_deal = not rules.deal_any_time
         if rules.repeats_are_not_moves:
             # Shortcut 4 above holds only for these rules.
             assert rules.same_suit and rules.decks == 1 and rules.king_only_on_empty
-        self.root_columns: Columns = tuple(
+        columns: Columns = tuple(
             bytes((down,)) + bytes(cards)
             for down, cards in zip(state.down, state.columns, strict=True)
         )
-        self.root_cells: Cells = tuple(_NO_CARD if c is None else c for c in state.cells)
-        self.root_dealt = not state.reserve
-        self.root_removed = len(state.removed)
+        cells: Cells = tuple(_NO_CARD if c is None else c for c in state.cells)
+        removed = len(state.removed)
+        self.root = Child((), columns, cells, not state.reserve, removed, False, 0)
+        self.root.won = self.won(list(columns), removed)
 
     # --- the position's key ----------------------------------------------------------
 
@@ -173,8 +195,8 @@ class Search:
 
     # --- successors --------------------------------------------------------------------
 
-    def children(self, columns: Columns, cells: Cells, dealt: bool, removed: int) -> list[Child]:
-        """Every successor worth searching, most promising first."""
+    def moves(self, columns: Columns, cells: Cells, dealt: bool) -> tuple[list[Step], bool]:
+        """The moves worth searching (shortcuts 2 and 3), and whether any move counts."""
         targets = self.targets
         tops: dict[int, list[int]] = {}
         empty_reserve: list[int] = []
@@ -213,7 +235,8 @@ class Search:
                     elif self.whole_ok and before_deal:
                         # A whole column: only where it changes the reserve's landing.
                         for t in empty_reserve:
-                            steps.append((0, s, i, t))
+                            if t != s:
+                                steps.append((0, s, i, t))
                         if s in reserve_columns and empty_other >= 0:
                             steps.append((0, s, i, empty_other))
         for n, card in enumerate(cells):
@@ -227,13 +250,50 @@ class Search:
                 for t in empties:
                     steps.append((1, n, t, 0))
                 progress = True
-        kids = [self.play(columns, cells, dealt, removed, step) for step in steps]
-        if not dealt and self.reserve and (self.any_time or not progress):
-            kids.append(self.deal(columns, cells, removed))
+        return steps, progress
+
+    def anchored(self, col: bytes) -> bool:
+        """Whether no face-up card of ``col`` can ever move but with the whole face-up
+        part (a King heading it into an empty column): its face-up cards each sit on
+        their successor, and the lowest is a King or has its successor face-down below."""
+        known = self.anchored_cache.get(col)
+        if known is not None:
+            return known
+        down = col[0]
+        answer = True
+        for j in range(2 + down, len(col)):
+            card = col[j]
+            if card % 13 == 12 or col[j - 1] != card + 1:
+                answer = False
+                break
+        if answer:
+            low = col[1 + down]
+            answer = low % 13 == 12 or (low + 1) in col[1 : 1 + down]
+        self.anchored_cache[col] = answer
+        return answer
+
+    def children(self, node: Child) -> list[Child]:
+        """Every successor worth searching, most promising first; a safe join alone
+        (shortcut 5) when there is one."""
+        columns = node.columns
+        steps, progress = self.moves(columns, node.cells, node.dealt)
+        if self.joins_safe and (node.dealt or self.joins_safe_before_deal):
+            for step in steps:
+                if step[0] == 0:
+                    dest = columns[step[3]]
+                    if len(dest) > 1 and self.anchored(dest):
+                        return [self.play(node, step)]
+                elif len(columns[step[2]]) > 1:
+                    return [self.play(node, step)]
+        kids = [self.play(node, step) for step in steps]
+        if not node.dealt and self.reserve and (self.any_time or not progress):
+            kids.append(self.deal(node))
         kids.sort(key=_priority, reverse=True)
         return kids
 
-    def play(self, columns: Columns, cells: Cells, dealt: bool, removed: int, step: Step) -> Child:
+    def play(self, node: Child, step: Step) -> Child:
+        columns = node.columns
+        cells = node.cells
         kind, a, b, t = step
         new = list(columns)
         priority = 0
@@ -264,12 +324,14 @@ class Search:
             priority += _P_EMPTIES
             t = b
         runs = self.settle(new, self.checked(t, len(new)))
-        removed += runs
+        removed = node.removed + runs
         priority += runs * _P_RUN
-        return Child(step, tuple(new), cells, dealt, removed, self.won(new, removed), priority)
+        return Child(
+            (step,), tuple(new), cells, node.dealt, removed, self.won(new, removed), priority
+        )
 
-    def deal(self, columns: Columns, cells: Cells, removed: int) -> Child:
-        new = list(columns)
+    def deal(self, node: Child) -> Child:
+        new = list(node.columns)
         for card, c in zip(self.reserve, self.reserve_to, strict=True):
             new[c] = new[c] + bytes((card,))
         if self.mode == "destination":
@@ -278,11 +340,11 @@ class Search:
             runs = self.settle(new, range(len(new)))
         else:
             runs = 0
-        removed += runs
+        removed = node.removed + runs
         return Child(
-            (2, 0, 0, 0),
+            ((2, 0, 0, 0),),
             tuple(new),
-            cells,
+            node.cells,
             True,
             removed,
             self.won(new, removed),
@@ -293,24 +355,20 @@ class Search:
 
     def run(self, budget: int) -> tuple[Verdict, tuple[Action, ...], int]:
         """``(verdict, line, nodes)`` within ``budget`` distinct positions."""
-        columns, cells, dealt = self.root_columns, self.root_cells, self.root_dealt
-        seen = {self.key(columns, cells, dealt)}
+        root = self.root
+        path: list[Step] = list(root.steps)
         nodes = 1
-        if self.won(list(columns), self.root_removed):
-            return "won", (), nodes
-        stack: list[tuple[list[Child], int]] = [
-            (self.children(columns, cells, dealt, self.root_removed), 0)
-        ]
-        path: list[Step] = []
+        if root.won:
+            return "won", tuple(_action(step) for step in path), nodes
         key = self.key
+        seen = {key(root.columns, root.cells, root.dealt)}
+        stack: list[tuple[list[Child], int, int]] = [(self.children(root), 0, len(path))]
         while stack:
-            kids, at = stack[-1]
+            kids, at, mark = stack[-1]
             if at == len(kids):
                 stack.pop()
-                if path:
-                    path.pop()
                 continue
-            stack[-1] = (kids, at + 1)
+            stack[-1] = (kids, at + 1, mark)
             child = kids[at]
             k = key(child.columns, child.cells, child.dealt)
             if k in seen:
@@ -319,27 +377,27 @@ class Search:
                 return "unknown", (), nodes
             seen.add(k)
             nodes += 1
+            del path[mark:]
+            path.extend(child.steps)
             if child.won:
-                path.append(child.step)
                 return "won", tuple(_action(step) for step in path), nodes
-            path.append(child.step)
-            stack.append((self.children(child.columns, child.cells, child.dealt, child.removed), 0))
+            stack.append((self.children(child), 0, len(path)))
         return "lost", (), nodes
 
     def reachable(self) -> set[bytes]:
-        """Every key reachable from the root, searched to the end (for the tests)."""
-        start = (self.root_columns, self.root_cells, self.root_dealt, self.root_removed)
-        seen = {self.key(*start[:3])}
-        todo = [start]
+        """Every key the search reaches from the root, searched to the end (for tests)."""
+        root = self.root
+        seen = {self.key(root.columns, root.cells, root.dealt)}
+        todo = [root]
         while todo:
-            columns, cells, dealt, removed = todo.pop()
-            if self.won(list(columns), removed):
+            node = todo.pop()
+            if node.won:
                 continue
-            for child in self.children(columns, cells, dealt, removed):
+            for child in self.children(node):
                 k = self.key(child.columns, child.cells, child.dealt)
                 if k not in seen:
                     seen.add(k)
-                    todo.append((child.columns, child.cells, child.dealt, child.removed))
+                    todo.append(child)
         return seen
 
 
