@@ -47,8 +47,9 @@ relay.recovery_hooks.append(watchers.reconnect)
 
 
 def close_code_for(error: DomainError) -> int:
-    """4403 for "not allowed" errors, 4404 for "no such game"."""
-    return 4000 + error.status if error.status in (403, 404) else CLOSE_BAD_REQUEST
+    """4403 for "not allowed" errors, 4404 for "no such game", 4503 for "not ready yet"
+    (a daily challenge still being prepared: reconnect later)."""
+    return 4000 + error.status if error.status in (403, 404, 503) else CLOSE_BAD_REQUEST
 
 
 async def keep_membership(consumer: Any) -> None:

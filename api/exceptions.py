@@ -71,7 +71,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 def _response_for(exc: Exception) -> Response | None:
     if isinstance(exc, DomainError):
-        headers = {"WWW-Authenticate": "Token"} if exc.status == 401 else None
+        headers = {"WWW-Authenticate": "Token"} if exc.status == 401 else {}
+        if exc.retry_after is not None:
+            headers["Retry-After"] = str(exc.retry_after)
         return Response(error_body(exc.code, **exc.extra), status=exc.status, headers=headers)
     if isinstance(exc, exceptions.ValidationError):
         return Response(error_body("invalid", fields=_fields(exc.detail)), status=400)

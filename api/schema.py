@@ -30,14 +30,16 @@ _MEANINGS = {
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
     "`race_started`, `not_entrant`, `banned`, `permission_denied`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
-    409: "`version_conflict` or `stale_card`; `version` is the game's current version",
+    409: "`version_conflict` or `stale_card` (`version` is the game's current version); "
+    "`game_not_finished` for the analysis of a game in play",
     413: "the body is larger than 64 KiB (`too_large`); refused before it is read whole",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",
     405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
     415: "the body is not `application/json` (`unsupported_media_type`)",
     429: "throttled (`throttled`); see the `Retry-After` header",
-    503: "the database is unavailable (`unavailable`); retry after `Retry-After` seconds",
+    503: "the database is unavailable (`unavailable`), or the day's challenge is still being "
+    "prepared (`challenge_not_ready`); retry after `Retry-After` seconds",
 }
 
 

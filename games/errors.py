@@ -13,6 +13,8 @@ class DomainError(Exception):
 
     status = 400
     code = "invalid"
+    #: Seconds for a ``Retry-After`` header, for errors that mean "later".
+    retry_after: int | None = None
 
     def __init__(self, code: str | None = None, **extra: Any) -> None:
         if code is not None:
@@ -215,3 +217,19 @@ class NotEntrant(DomainError):
 
     status = 403
     code = "not_entrant"
+
+
+class ChallengeNotReady(DomainError):
+    """The day's certified deal is still being searched for: retry after ``Retry-After``
+    seconds (the background preparer finishes it)."""
+
+    status = 503
+    code = "challenge_not_ready"
+    retry_after = 30
+
+
+class GameNotFinished(DomainError):
+    """Post-game analysis of a game still in play: it would use hidden cards."""
+
+    status = 409
+    code = "game_not_finished"

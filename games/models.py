@@ -6,7 +6,7 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
-from games.store.models import Event, Game, ModerationAct, Player, PlayerAccount
+from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
 
 __all__ = [
     "BoardEntry",
@@ -17,6 +17,7 @@ __all__ = [
     "Entrant",
     "Event",
     "Game",
+    "GameAnalysis",
     "ModerationAct",
     "Player",
     "PlayerAccount",

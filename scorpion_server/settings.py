@@ -188,6 +188,40 @@ ARENA_ROTATION = env_str("ARENA_ROTATION", "")
 RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)
 RACE_MAX_TIME_LIMIT_SECONDS = env_int("RACE_MAX_TIME_LIMIT_SECONDS", default=14400, minimum=10)
 
+# --- The solver: certified daily deals, hints, post-game analysis (README "Solver") --------
+
+# The ruleset of each weekday's challenge, Monday first: one name for every day, or seven.
+DAILY_RULES = env_list("DAILY_RULES", ["classic"])
+if len(DAILY_RULES) not in (1, 7):
+    raise ImproperlyConfigured(f"DAILY_RULES names 1 or 7 rulesets, not {len(DAILY_RULES)}.")
+if len(DAILY_RULES) == 1:
+    DAILY_RULES = DAILY_RULES * 7
+for _name in DAILY_RULES:
+    if _name not in RULESETS:
+        raise ImproperlyConfigured(f"DAILY_RULES: {_name!r} is not a ruleset.")
+# The solver's node budget for each candidate deal of a day; a day's deal is the first of its
+# secret sequence that the solver proves winnable within it. Candidates tried at most.
+DAILY_SOLVER_BUDGET = env_int("DAILY_SOLVER_BUDGET", default=50_000, minimum=1)
+DAILY_MAX_CANDIDATES = env_int("DAILY_MAX_CANDIDATES", default=200, minimum=1)
+# A day asked for before it was prepared is prepared in the request, up to this many nodes
+# in all; beyond it the request answers 503 challenge_not_ready and the background preparer
+# finishes the day.
+DAILY_FALLBACK_NODES = env_int("DAILY_FALLBACK_NODES", default=250_000, minimum=0)
+# Each server process prepares tomorrow's challenge in the background from this many
+# seconds before midnight UTC (and today's, if missing), checking every
+# DAILY_PREPARE_POLL_SECONDS. DAILY_PREPARE_IN_BACKGROUND=0 turns it off (then run
+# `manage.py prepare_challenges --days 7` from cron).
+DAILY_PREPARE_IN_BACKGROUND = env_bool("DAILY_PREPARE_IN_BACKGROUND", default=True)
+DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 * 3600)
+DAILY_PREPARE_POLL_SECONDS = env_int("DAILY_PREPARE_POLL_SECONDS", default=300, minimum=1)
+# Hints: completions sampled per hint, and the solver's node budget for each.
+HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
+HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
+# Post-game analysis: the node budget of one position's search, and of the whole analysis
+# (the first request for a game's analysis computes it: about 10 s at most at these values).
+ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
+ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
+
 # --- Channel layer and cache -----------------------------------------------------------------
 
 REDIS_URL = redis_url("REDIS_URL")

@@ -21,10 +21,17 @@ IN_MEMORY_CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChan
 LOCAL_MEMORY_CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
+#: Daily challenges in tests: a smaller search for each candidate deal (a test's first ask for
+#: a day prepares it in the request), and no preparer thread writing behind the tests' backs.
+TEST_DAILY_SETTINGS = {"DAILY_SOLVER_BUDGET": 5_000, "DAILY_PREPARE_IN_BACKGROUND": False}
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _in_process_channel_layer_and_cache() -> Iterator[None]:
     """Keep in-process tests independent of any Redis the environment points at."""
-    with override_settings(CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS, CACHES=LOCAL_MEMORY_CACHES):
+    with override_settings(
+        CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS, CACHES=LOCAL_MEMORY_CACHES, **TEST_DAILY_SETTINGS
+    ):
         yield
 
 

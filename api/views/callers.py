@@ -18,6 +18,12 @@ def player(request: Request) -> User:
     return user
 
 
+def account(request: Request) -> User | None:
+    """The signed-in account behind ``request``, or ``None`` for an anonymous caller."""
+    user = request.user
+    return user if isinstance(user, User) and user.is_authenticated else None
+
+
 def viewer(request: Request) -> Viewer:
     """What ``games.reads.visibility`` knows of the caller."""
     return Viewer.of(request.user)

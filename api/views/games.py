@@ -36,7 +36,7 @@ from games import engine, metrics
 from games.errors import GameNotFound
 from games.reads import presenters, selectors, visibility
 from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
-from games.writes import services
+from games.writes import analysis, services
 
 #: Most events in one page of ``/events``.
 EVENTS_PAGE = 1000
@@ -312,14 +312,36 @@ class GameMovesApi(APIView):
 class GameHintApi(APIView):
     @extend_schema(
         operation_id="game_hint",
-        summary="The move the server recommends, from the visible board only",
+        summary="The move the server recommends, from the player's view only; in a race "
+        "the owner's hint is recorded (a hinted event)",
         tags=_TAGS,
         parameters=[_GAME_ID],
-        responses={200: serializers.HintOut, **errors(403, 404)},
+        responses={200: serializers.HintOut, **errors(403, 404, 409)},
     )
     def get(self, request: Request, game_id: str) -> Response:
         game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        return Response({"move": selectors.game_hint(game)})
+        result = services.game_hint(game=game, viewer=callers.account(request))
+        body = presenters.hint_body(
+            result.advice,
+            selectors.hint_move(result.game, result.advice.action),
+            version=result.game.version,
+            recorded=result.recorded,
+        )
+        return Response(body)
+
+
+class GameAnalysisApi(APIView):
+    @extend_schema(
+        operation_id="game_analysis",
+        summary="Post-game analysis with full information (a finished game only): was the "
+        "deal winnable, when was it lost, a winning line from the last winnable position",
+        tags=_TAGS,
+        parameters=[_GAME_ID],
+        responses={200: serializers.AnalysisOut, **errors(403, 404, 409)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        seen = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
+        return Response(presenters.analysis_body(analysis.game_analysis(seen)))
 
 
 class GameStateApi(APIView):

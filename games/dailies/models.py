@@ -17,6 +17,15 @@ class DailyChallenge(models.Model):
     rules = models.CharField(max_length=32)
     #: Never shown before the day ends.
     seed = models.BigIntegerField()
+    #: Which deal of the day's secret sequence it is: the first the solver proved winnable
+    #: (``games.dailies.challenges``). ``None`` for a day made before deals were certified.
+    counter = models.PositiveIntegerField(null=True, blank=True)
+    #: A winning line (API commands) replayed through the engine when the day was made, and
+    #: the difficulty band of the search that found it: both secret until the day ends.
+    solution = models.JSONField(null=True, blank=True)
+    difficulty = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    #: Nodes the solver searched to prove the deal winnable (what ``difficulty`` bands).
+    nodes = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField()
 
     class Meta:
@@ -48,6 +57,8 @@ class Standing(models.Model):
     elapsed_ms = models.BigIntegerField(default=0)
     #: The game's version: the sum over a challenge orders its standings snapshots.
     version = models.PositiveIntegerField()
+    #: Hints shown to the player during the race (``hinted`` events): unaided wins rank first.
+    hints = models.PositiveIntegerField(default=0)
     #: Left out of the standings by a moderator (``result_voided`` in the game's stream).
     voided = models.BooleanField(default=False)
     joined_at = models.DateTimeField()

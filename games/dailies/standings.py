@@ -1,9 +1,9 @@
 """Daily challenge standings: a projection kept in the same transaction as each event,
 ranked by PostgreSQL and pushed to the race's watchers after every change.
 
-Ranking (docs/api.md#standings): won games first, by least ``elapsed_ms`` then fewest
-moves; then the rest by most sequences, most revealed cards, highest score; ties by who
-joined first.
+Ranking (docs/api.md#standings): won games first, those won without a hint before those
+won with hints, each by least ``elapsed_ms`` then fewest moves; then the rest by most
+sequences, most revealed cards, highest score; ties by who joined first.
 Voided results and banned players are left out. The whole ranked list is built as JSON by
 one query, with a ``revision`` (the sum of every entry's game version) so that a watcher
 never swaps newer standings for older ones. Writers announce a change after commit
@@ -26,14 +26,15 @@ SELECT COALESCE(SUM(s.version), 0) AS revision,
        COALESCE(json_agg(json_build_object(
            'rank', r.rank, 'player', r.player, 'status', r.status, 'moves', r.moves,
            'score', r.score, 'sequences', r.sequences, 'revealed', r.revealed,
-           'elapsed_ms', r.elapsed_ms) ORDER BY r.rank)
+           'elapsed_ms', r.elapsed_ms, 'hints', r.hints) ORDER BY r.rank)
          FILTER (WHERE r.rank IS NOT NULL), '[]'::json)::text AS results
 FROM games_standing s
 LEFT JOIN (
     SELECT s.game_id, u.username AS player, s.status, s.moves, s.score, s.sequences,
-           s.revealed, s.elapsed_ms,
+           s.revealed, s.elapsed_ms, s.hints,
            row_number() OVER (ORDER BY
                (s.status = 'won') DESC,
+               (s.status = 'won' AND s.hints = 0) DESC,
                CASE WHEN s.status = 'won' THEN s.elapsed_ms END ASC,
                CASE WHEN s.status = 'won' THEN s.moves END ASC,
                s.sequences DESC, s.revealed DESC, s.score DESC,
@@ -61,6 +62,7 @@ def standing_fields(stream: streams.Stream) -> dict[str, Any]:
         "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
         "elapsed_ms": (end - stream.created_at) // dt.timedelta(milliseconds=1),
         "version": stream.version,
+        "hints": stream.hints,
         "voided": stream.voided,
         "joined_at": stream.created_at,
         **suspicion.flags(stream),

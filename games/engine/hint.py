@@ -48,6 +48,19 @@ def hint(rules: Ruleset, view: Mapping[str, Any]) -> Move | CellMove | Deal | No
     return best
 
 
+def ranked(rules: Ruleset, view: Mapping[str, Any]) -> list[Move | CellMove | Deal]:
+    """Every legal action of the position ``view`` shows, best first by the same measure
+    as :func:`hint` (pointless ones last); empty for a finished game."""
+    if view["status"] != PLAYING:
+        return []
+    state = _visible_state(rules, view)
+    scored = [
+        (_worth(state, action), rank, action) for rank, action in enumerate(legal_actions(state))
+    ]
+    scored.sort(key=lambda item: (item[0] is None, -(item[0] or 0), item[1]))
+    return [action for _, _, action in scored]
+
+
 def _visible_state(rules: Ruleset, view: Mapping[str, Any]) -> State:
     columns = []
     down = []

@@ -15,19 +15,23 @@ from games import clock
 from games.boards.ranking import Row
 from games.dailies import arenas, challenges, contests
 from games.dailies.models import Contest, DailyChallenge, Standing
+from games.engine.advice import Advice
 from games.reads import visibility
 from games.reads.shapes import (
+    ActionBody,
+    AnalysisBody,
     ArenaBody,
     BoardRowBody,
     ChallengeBody,
     EffectsBody,
     EventBody,
     GameBody,
+    HintBody,
     RaceBody,
 )
 from games.reads.visibility import Sight
 from games.store import events, streams
-from games.store.models import Event
+from games.store.models import Event, GameAnalysis
 from games.store.summary import GameSummary
 
 
@@ -118,7 +122,8 @@ def event_data(event: Event, sight: Sight) -> dict[str, Any]:
 
 
 def challenge_body(challenge: DailyChallenge) -> ChallengeBody:
-    """A day's race: its seed only once the day is over."""
+    """A day's race: its seed, solution and difficulty only once the day is over."""
+    solution, difficulty = visibility.challenge_solution(challenge)
     return {
         "date": challenge.date.isoformat(),
         "rules": challenge.rules,
@@ -127,6 +132,35 @@ def challenge_body(challenge: DailyChallenge) -> ChallengeBody:
         "participants": Standing.objects.filter(challenge=challenge).count(),
         "status": "open" if challenges.is_open(challenge.date) else "closed",
         "seed": visibility.challenge_seed(challenge),
+        "solution": solution,
+        "difficulty": difficulty,
+    }
+
+
+def hint_body(advice: Advice, move: ActionBody | None, *, version: int, recorded: bool) -> HintBody:
+    """The hint of docs/api.md#hint: computed from the player's view, so public."""
+    return {
+        "move": move,
+        "wins": advice.wins,
+        "samples": advice.samples,
+        "source": advice.source,
+        "version": version,
+        "recorded": recorded,
+    }
+
+
+def analysis_body(analysis: GameAnalysis) -> AnalysisBody:
+    """A stored post-game analysis (shown only where ``visibility.analysis_shown``)."""
+    return {
+        "game": str(analysis.game_id),
+        "version": analysis.version,
+        "winnable": analysis.winnable,
+        "lost_at": analysis.lost_at,
+        "last_winnable": analysis.last_winnable,
+        "line": analysis.line,
+        "decided": analysis.decided,
+        "nodes": analysis.nodes,
+        "computed_at": timestamp(analysis.computed_at) or "",
     }
 
 

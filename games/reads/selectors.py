@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import datetime as dt
 import json
 import uuid
 from dataclasses import dataclass
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db.models import Count, F, Min, Q, QuerySet
 
 from games import clock, engine, metrics
@@ -23,7 +26,7 @@ from games.boards import metrics as board_metrics
 from games.boards import ranking
 from games.dailies import challenges, contests, standings
 from games.dailies.models import Contest, DailyChallenge, Entrant, Standing
-from games.engine.hint import hint
+from games.engine import advice
 from games.errors import GameNotFound, PlayerNotFound, UnknownMetric, UnknownScope
 from games.reads import presenters, visibility
 from games.reads.shapes import (
@@ -40,7 +43,7 @@ from games.reads.shapes import (
 )
 from games.reads.visibility import Sight, Viewer
 from games.store import streams
-from games.store.models import Event, Game
+from games.store.models import Event, Game, GameAnalysis
 from games.store.summary import GameSummary
 
 
@@ -114,11 +117,43 @@ def game_moves(game: GameSummary) -> list[ActionBody]:
     ]
 
 
-def game_hint(game: GameSummary) -> ActionBody | None:
-    """The recommended action, or ``None``: computed from the player's view only
-    (``presenters.player_view``), so no hidden card can sway it, whoever asks."""
+def game_advice(game: GameSummary) -> advice.Advice:
+    """The hint for ``game`` as it stands: computed from the player's view only
+    (``presenters.player_view``), so no hidden card can sway it, whoever asks; the view
+    alone seeds its samples (``games.engine.advice``). Cached per (game, version)."""
+    key = _advice_key(game)
+    try:
+        cached = cache.get(key)
+    except Exception:  # an unreachable cache only costs the computation
+        cached = None
+    if isinstance(cached, advice.Advice):
+        return cached
+    found = view_advice(engine.RULESETS[game.rules], presenters.player_view(game))
+    remember_advice(game, found)
+    return found
+
+
+def remember_advice(game: GameSummary, found: advice.Advice) -> None:
+    """Cache ``found`` as the hint of ``game`` at its version (for an hour)."""
+    with contextlib.suppress(Exception):  # an unreachable cache only costs the computation
+        cache.set(_advice_key(game), found, timeout=3600)
+
+
+def _advice_key(game: GameSummary) -> str:
+    return f"hint:{game.id}:{game.version}:{settings.HINT_SAMPLES}:{settings.HINT_SAMPLE_BUDGET}"
+
+
+def view_advice(rules: engine.Ruleset, view: dict[str, Any]) -> advice.Advice:
+    """The hint for a player's view, with the server's sampling settings."""
+    return advice.advise(
+        rules, view, samples=settings.HINT_SAMPLES, budget=settings.HINT_SAMPLE_BUDGET
+    )
+
+
+def hint_move(game: GameSummary, action: advice.Hinted | None) -> ActionBody | None:
+    """``action`` as an entry of ``/moves``: a move names the face-up card it takes (read
+    from the player's view, so always a public card)."""
     view = presenters.player_view(game)
-    action = hint(engine.RULESETS[game.rules], view)
     if isinstance(action, engine.Move):
         card = view["columns"][action.source - 1][action.index]
         return {
@@ -134,6 +169,16 @@ def game_hint(game: GameSummary) -> ActionBody | None:
     if isinstance(action, engine.Deal):
         return {"type": "deal"}
     return None
+
+
+def game_hint(game: GameSummary) -> ActionBody | None:
+    """The recommended action, or ``None`` (see :func:`game_advice`)."""
+    return hint_move(game, game_advice(game).action)
+
+
+def game_analysis(game: GameSummary) -> GameAnalysis | None:
+    """The stored analysis of ``game``, if it was computed."""
+    return GameAnalysis.objects.filter(game_id=game.id).first()
 
 
 def game_at_version(*, game: GameSummary, version: int) -> GameSummary:

@@ -134,6 +134,19 @@ class ChallengeBody(TypedDict):
     participants: int
     status: Annotated[str, Choices(("open", "closed"))]
     seed: Annotated[int | None, Doc("null until the day ends")]
+    solution: Annotated[
+        list[dict[str, Any]] | None,
+        Doc(
+            "null until the day ends: a winning line of commands from the deal, found by "
+            "the solver and replayed when the day was made (null for a day made before "
+            "deals were certified)"
+        ),
+    ]
+    difficulty: Annotated[
+        str | None,
+        Choices(("easy", "medium", "hard", "expert")),
+        Doc("null until the day ends: the solver's search effort, banded (docs/api.md)"),
+    ]
 
 
 class StandingBody(TypedDict):
@@ -145,6 +158,7 @@ class StandingBody(TypedDict):
     sequences: int
     revealed: Annotated[int, Doc("face-down cards turned up")]
     elapsed_ms: Annotated[int, Doc("from joining to the last event (to the win)")]
+    hints: Annotated[int, Doc("hints the player was shown during the race")]
 
 
 class PlayerBody(TypedDict):
@@ -172,7 +186,36 @@ ActionBody = TypedDict(
 
 
 class HintBody(TypedDict):
-    move: ActionBody | None
+    """A hint computed from the player's view only (docs/api.md#hint)."""
+
+    move: Annotated[ActionBody | None, Doc("the recommended action, or null")]
+    wins: Annotated[int, Doc("sampled completions of the unseen cards in which it wins")]
+    samples: Annotated[int, Doc("completions sampled (0 for a finished game)")]
+    source: Annotated[
+        str,
+        Choices(("solver", "heuristic", "none")),
+        Doc("solver: won in some sample; heuristic: no sample won, the one-move heuristic chose"),
+    ]
+    version: Annotated[int, Doc("the game's version after the hint (a race records it)")]
+    recorded: Annotated[bool, Doc("this request recorded a hinted event (a race game)")]
+
+
+class AnalysisBody(TypedDict):
+    """The post-game analysis of a finished game, with full information (docs/api.md#analysis)."""
+
+    game: Annotated[str, Format("uuid")]
+    version: Annotated[int, Doc("the version analysed")]
+    winnable: Annotated[bool | None, Doc("the deal could be won (null: undecided)")]
+    lost_at: Annotated[
+        int | None, Doc("the first version after which the game could no longer be won")
+    ]
+    last_winnable: Annotated[int | None, Doc("the last version that could still be won")]
+    line: Annotated[
+        list[dict[str, Any]] | None, Doc("a winning line of commands from last_winnable")
+    ]
+    decided: Annotated[bool, Doc("false when the search's budget left a verdict open")]
+    nodes: Annotated[int, Doc("positions the solver searched")]
+    computed_at: Timestamp
 
 
 class MovesBody(TypedDict):

@@ -209,6 +209,21 @@ def contest_seeds(contest: Contest) -> list[int] | None:
     return contests.seeds(contest, contests.rounds_dealt(contest))
 
 
+def challenge_solution(challenge: DailyChallenge) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """A daily challenge's certified solution (API commands) and difficulty as anyone may
+    see them: ``(None, None)`` while the day runs, since either would help the race."""
+    if challenges.is_open(challenge.date):
+        return None, None
+    return challenge.solution, challenge.difficulty
+
+
+def analysis_shown(sight: Sight, game: GameSummary) -> bool:
+    """Whether a game's post-game analysis (full information: every hidden card counts in
+    it) may be shown to a viewer with ``sight``: only of a finished game whose hidden cards
+    that viewer may see. No solver output on hidden cards leaves while a game is played."""
+    return game.finished and sight.readable and sight.reveal
+
+
 def day_is_secret(date: dt.date | None) -> bool:
     """Whether the games of the daily challenge of ``date`` still hide their deal."""
     return date is not None and challenges.is_open(date)

@@ -275,11 +275,51 @@ class ResultRestored:
         return cls(reason=_reason(data))
 
 
+@dataclass(frozen=True, slots=True)
+class Hinted:
+    """The player of a race (a daily challenge still open) was shown a hint: a fact of the
+    game, counted in the standings. ``move`` is the command it suggested (``None``: none),
+    ``source`` what chose it (``solver``, ``heuristic`` or ``none``). Computed from the
+    player's view, so it names no hidden card. It does not touch the board."""
+
+    TYPE: ClassVar[str] = "hinted"
+    VERSION: ClassVar[int] = 1
+
+    move: dict[str, Any] | None
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": None if self.move is None else dict(self.move), "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Hinted:
+        if set(data) != {"move", "source"}:
+            raise ValueError(f"keys {sorted(data)} are not move, source")
+        move = data["move"]
+        if move is not None:
+            if not isinstance(move, Mapping) or not isinstance(move.get("type"), str):
+                raise TypeError(f"move is not a command: {move!r}")
+            if any(
+                k != "type" and (isinstance(v, bool) or not isinstance(v, int))
+                for k, v in move.items()
+            ):
+                raise TypeError(f"move is not a command: {move!r}")
+        source = _str(data, "source")
+        if source not in HINT_SOURCES:
+            raise ValueError(f"unknown hint source {source!r}")
+        return cls(move=None if move is None else dict(move), source=source)
+
+
+#: What chose a hint: the sampled solver, the one-move heuristic, or nothing to suggest.
+HINT_SOURCES = ("solver", "heuristic", "none")
+
 #: What a player's command records: one engine action each.
 PlayerEvent = Moved | CellMoved | Dealt | Undone | Restarted | Resigned
 #: What a moderator records in a game's stream: it does not touch the board.
 ModerationEvent = ResultVoided | ResultRestored
-GameEvent = Created | PlayerEvent | ModerationEvent
+#: Facts about a game that are neither actions nor moderation: they leave the board alone.
+NoteEvent = Hinted
+GameEvent = Created | PlayerEvent | ModerationEvent | NoteEvent
 
 #: Every stored type, in the order the API documents them (one type may name two classes).
 TYPES: tuple[str, ...] = (
@@ -291,11 +331,21 @@ TYPES: tuple[str, ...] = (
     Resigned.TYPE,
     ResultVoided.TYPE,
     ResultRestored.TYPE,
+    Hinted.TYPE,
 )
 
 _SIMPLE: dict[str, type[GameEvent]] = {
     cls.TYPE: cls
-    for cls in (Created, Dealt, Undone, Restarted, Resigned, ResultVoided, ResultRestored)
+    for cls in (
+        Created,
+        Dealt,
+        Undone,
+        Restarted,
+        Resigned,
+        ResultVoided,
+        ResultRestored,
+        Hinted,
+    )
 }
 
 

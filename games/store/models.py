@@ -213,3 +213,33 @@ class ModerationAct(models.Model):
     def __str__(self) -> str:
         target = f"game {self.game_id}" if self.game_id else f"player {self.player_id}"
         return f"{self.act} {target} by {self.moderator_id}"
+
+
+class GameAnalysis(models.Model):
+    """The post-game analysis of a finished game (``games.engine.analysis``): computed once,
+    with full information, the first time anyone asks, and kept. Shown only when the game's
+    hidden cards may be (docs/api.md#analysis)."""
+
+    #: The game's id (not a foreign key: ``rebuild_projections`` remakes ``Game`` rows, and
+    #: an analysis is of the events, which stay).
+    game_id = models.UUIDField(primary_key=True)
+    #: The version the analysis covers (the game's last action is at or before it).
+    version = models.PositiveIntegerField()
+    #: Whether the deal could be won from the start (``None``: the search could not tell).
+    winnable = models.BooleanField(null=True)
+    #: The first version after which the game could no longer be won.
+    lost_at = models.PositiveIntegerField(null=True)
+    #: The last version whose position could still be won, and a winning line from it (API
+    #: commands).
+    last_winnable = models.PositiveIntegerField(null=True)
+    line = models.JSONField(null=True)
+    #: No position whose verdict matters was left undecided by the search's budget.
+    decided = models.BooleanField()
+    nodes = models.BigIntegerField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_game_analysis"
+
+    def __str__(self) -> str:
+        return f"analysis of {self.game_id}"

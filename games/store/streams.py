@@ -83,6 +83,10 @@ class Stream:
     #: ``seq`` of each engine action, index ``ply - 1``.
     action_seqs: tuple[int, ...]
     voided: bool
+    #: Hints shown to the player in a race (``hinted`` events), and the version of the
+    #: latest one (0: none).
+    hints: int
+    hinted_version: int
     #: The rhythm of the player's actions (for the review flags of ``games.suspicion``).
     pace: Pace
     created_at: dt.datetime
@@ -139,6 +143,8 @@ def start(event: Event) -> Stream:
         effects=(_NO_EFFECTS,),
         action_seqs=(),
         voided=False,
+        hints=0,
+        hinted_version=0,
         pace=Pace(),
         created_at=event.at,
         updated_at=event.at,
@@ -185,6 +191,15 @@ def _next(
         effects.append(_NO_EFFECTS)
         voided = isinstance(fact, events.ResultVoided)
         return replace(stream, version=event.seq, voided=voided, updated_at=event.at)
+    if isinstance(fact, events.Hinted):
+        effects.append(_NO_EFFECTS)
+        return replace(
+            stream,
+            version=event.seq,
+            hints=stream.hints + 1,
+            hinted_version=event.seq,
+            updated_at=event.at,
+        )
     if isinstance(fact, events.Created):
         raise StreamCorrupted(f"game {stream.game_id} #{event.seq}: a second created event")
     try:

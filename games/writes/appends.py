@@ -55,6 +55,7 @@ _STANDING_COLUMNS = (
     "revealed",
     "elapsed_ms",
     "version",
+    "hints",
     "voided",
     "joined_at",
     "flag_fast",

@@ -28,6 +28,7 @@ from django.db.models.expressions import RawSQL
 from games import clock, engine, metrics
 from games.boards import projection as boards
 from games.dailies import challenges, contests, standings
+from games.engine import advice
 from games.errors import (
     BadDeal,
     Banned,
@@ -41,6 +42,7 @@ from games.errors import (
     VersionConflict,
 )
 from games.live import publish
+from games.reads import selectors
 from games.store import events, streams
 from games.store.models import Event, Game, Player
 from games.store.summary import GameSummary
@@ -431,7 +433,7 @@ def append_event(
 
 def _append(
     stream: streams.Stream,
-    fact: events.PlayerEvent | events.ModerationEvent,
+    fact: events.PlayerEvent | events.ModerationEvent | events.NoteEvent,
     *,
     actor: User,
     owner: str,
@@ -507,6 +509,56 @@ def _append(
         if contests.finish_if_done(contest):
             publish.contest_phase_after_commit(contest)
     return CommandResult(after, summary, event)
+
+
+@dataclass(frozen=True, slots=True)
+class HintResult:
+    """A hint and the game after it: a race game records the hint as an event."""
+
+    game: GameSummary
+    advice: advice.Advice
+    recorded: bool
+
+
+def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
+    """The hint for ``game`` (read through ``visibility`` by the caller), computed from the
+    player's view only (``selectors.game_advice``).
+
+    In a race (a daily challenge whose day is open, a running race or arena) a hint the owner
+    asks for is a fact of the game: a ``hinted`` event is appended (a daily's standings count
+    it), once per position
+    (asking again before anything else happens records nothing more). Anyone else's hint,
+    staff's included, records nothing."""
+    owner_asks = viewer is not None and viewer.pk == game.owner_id
+    if not (owner_asks and _races(game) and not game.finished):
+        return HintResult(game, selectors.game_advice(game), False)
+    assert viewer is not None
+    for _attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
+        stream = streams.load(game.id, game.version)
+        found = selectors.game_advice(game)
+        if stream.hinted_version == stream.version or stream.finished:
+            return HintResult(game, found, False)
+        move = None if found.action is None else engine.action_to_command(found.action)
+        fact = events.Hinted(move=move, source=found.source)
+        result = _append(stream, fact, actor=viewer, owner=game.owner, check_ban=True)
+        if result is not None:
+            selectors.remember_advice(result.summary, found)
+            return HintResult(result.summary, found, True)
+        seen = appends.why_not(game.id, None)
+        if seen is None:
+            raise GameNotFound()
+        if seen.banned:
+            raise Banned()
+        game = GameSummary.of(streams.load(game.id, seen.version), owner=game.owner)
+    raise VersionConflict(game.version)  # writers kept racing on this game
+
+
+def _races(game: GameSummary) -> bool:
+    """Whether ``game`` races others now: a daily challenge's game while its day is open, or
+    a race's or arena's game while it may be played."""
+    if game.challenge is not None:
+        return challenges.is_open(game.challenge)
+    return game.contest is not None and contests.accepts_commands(game.contest)
 
 
 def check_not_banned(player: User) -> None:

@@ -79,10 +79,10 @@ def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(
     with at(DAY):
         deal = [
             engine.card_code(c)
-            for c in engine.seeded_deal(engine.RULESETS["classic"], dailies.secret_seed(DAY))
+            for c in engine.seeded_deal(engine.RULESETS["classic"], dailies.certify(DAY).seed)
         ]
         hidden = hidden_codes(deal)
-        seed = str(dailies.secret_seed(DAY))
+        seed = str(dailies.certify(DAY).seed)
         bodies = []
 
         def keep(response) -> None:
@@ -130,11 +130,11 @@ def test_after_the_day_the_seed_appears_and_every_game_is_public(as_alice, as_bo
         events = api.get(f"/api/v1/games/{game}/events").json()["results"]
         late = as_bob.post("/api/v1/challenges/2026-11-30/join")
         listed = [g["id"] for g in api.get("/api/v1/games").json()["results"]]
-    seed = dailies.secret_seed(DAY)
+    seed = dailies.certify(DAY).seed
     assert closed["status"] == "closed" and closed["seed"] == seed
     assert today["date"] == "2026-12-01" and today["status"] == "open" and today["seed"] is None
     assert engine.seeded_deal(engine.RULESETS["classic"], seed) != engine.seeded_deal(
-        engine.RULESETS["classic"], dailies.secret_seed(DAY + dt.timedelta(days=1))
+        engine.RULESETS["classic"], dailies.certify(DAY + dt.timedelta(days=1)).seed
     )
     assert full["seed"] == seed and full["status"] == "playing"
     assert all(code is not None for column in full["columns"] for code in column)

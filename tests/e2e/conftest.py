@@ -158,6 +158,8 @@ def live_server_factory(
             WS_MESSAGE_RATE="off",
             DB_POOL_MAX_SIZE="10",
             LOG_LEVEL="WARNING",
+            DAILY_SOLVER_BUDGET="5000",
+            DAILY_PREPARE_IN_BACKGROUND="0",
         )
         if redis_url:
             env["REDIS_URL"] = redis_url

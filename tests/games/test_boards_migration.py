@@ -1,4 +1,4 @@
-"""Upgrading a database that already holds games from 0006: ``0010_rebuild_projections``
+"""Upgrading a database that already holds games from 0006: ``0011_rebuild_projections``
 fills the boards (0008) and every other projection, once all their tables exist."""
 
 import json

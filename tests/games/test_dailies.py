@@ -39,10 +39,11 @@ def play(stream, player, commands) -> None:
         services.game_command(game_id=stream.game_id, actor=player, command=command)
 
 
-def test_the_seed_is_an_hmac_of_the_date_under_the_secret(settings) -> None:
+def test_the_seed_is_an_hmac_of_the_date_and_counter_under_the_secret(settings) -> None:
     first = dailies.secret_seed(DAY)
-    assert first == dailies.secret_seed(DAY)
+    assert first == dailies.secret_seed(DAY, 0)
     assert first != dailies.secret_seed(DAY + dt.timedelta(days=1))
+    assert first != dailies.secret_seed(DAY, 1)
     assert 0 <= first <= engine.MAX_SEED
     settings.DAILY_SECRET = "another deployment"
     assert dailies.secret_seed(DAY) != first
@@ -51,7 +52,9 @@ def test_the_seed_is_an_hmac_of_the_date_under_the_secret(settings) -> None:
 def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
     with at(DAY):
         challenge = dailies.challenge_get(DAY)
-        assert challenge.seed == dailies.secret_seed(DAY) and challenge.rules == "classic"
+        certified = dailies.certify(DAY)
+        assert challenge.seed == certified.seed == dailies.secret_seed(DAY, certified.counter)
+        assert challenge.rules == "classic"
         assert dailies.challenge_get(DAY) == challenge
         with pytest.raises(ChallengeNotFound):
             dailies.challenge_get(DAY + dt.timedelta(days=1))
@@ -64,6 +67,8 @@ def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
         "participants": 0,
         "status": "open",
         "seed": None,
+        "solution": None,
+        "difficulty": None,
     }
 
 
@@ -77,7 +82,7 @@ def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:
     assert (
         first.stream.state.deal
         == other.stream.state.deal
-        == engine.seeded_deal(engine.RULESETS["classic"], dailies.secret_seed(DAY))
+        == engine.seeded_deal(engine.RULESETS["classic"], dailies.certify(DAY).seed)
     )
     assert Standing.objects.filter(challenge=DAY).count() == 2
     assert Game.objects.get(id=first.game_id).challenge == DAY
@@ -105,7 +110,7 @@ def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None:
         with pytest.raises(ChallengeClosed):
             services.challenge_join(date=DAY, player=bob)
         body = presenters.challenge_body(dailies.challenge_get(DAY))
-        assert body["status"] == "closed" and body["seed"] == dailies.secret_seed(DAY)
+        assert body["status"] == "closed" and body["seed"] == dailies.certify(DAY).seed
         today = dailies.challenge_get(dailies.today())
         assert today.date == DAY + dt.timedelta(days=1)
         deal = engine.seeded_deal(engine.RULESETS["classic"], today.seed)
@@ -146,6 +151,7 @@ def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model
         "sequences",
         "revealed",
         "elapsed_ms",
+        "hints",
     }
 
 

@@ -33,6 +33,7 @@ EXAMPLES: list[events.GameEvent] = [
     events.Resigned(),
     events.ResultVoided(reason="solver output"),
     events.ResultRestored(reason="false alarm"),
+    events.Hinted(move={"type": "move", "from": 2, "index": 5, "to": 7}, source="solver"),
 ]
 
 

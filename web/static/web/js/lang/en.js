@@ -163,6 +163,7 @@ export default {
   "event.resigned": "Resigned",
   "event.result_voided": "Result voided by a moderator",
   "event.result_restored": "Result restored by a moderator",
+  "event.hinted": "Hint shown",
 
   "game.unavailable": "This game cannot be shown",
   "game.private": "This game is private.",

@@ -163,6 +163,7 @@ export default {
   "event.resigned": "Abandonada",
   "event.result_voided": "Resultado anulado por un moderador",
   "event.result_restored": "Resultado restaurado por un moderador",
+  "event.hinted": "Pista mostrada",
 
   "game.unavailable": "Esta partida no se puede mostrar",
   "game.private": "Esta partida es privada.",

@@ -163,6 +163,7 @@ export default {
   "event.resigned": "Abbandonata",
   "event.result_voided": "Risultato annullato da un moderatore",
   "event.result_restored": "Risultato ripristinato da un moderatore",
+  "event.hinted": "Suggerimento mostrato",
 
   "game.unavailable": "Questa partita non si può mostrare",
   "game.private": "Questa partita è privata.",

@@ -163,6 +163,7 @@ export default {
   "event.resigned": "Desistência",
   "event.result_voided": "Resultado anulado por um moderador",
   "event.result_restored": "Resultado restaurado por um moderador",
+  "event.hinted": "Dica mostrada",
 
   "game.unavailable": "Esta partida não pode ser mostrada",
   "game.private": "Esta partida é privada.",

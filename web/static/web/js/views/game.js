@@ -236,7 +236,9 @@ export function mountPlay(container, initial, rules, { onChange } = {}) {
 
   async function showHint() {
     try {
-      const { move } = await api.hint(game.id);
+      const { move, recorded, version } = await api.hint(game.id);
+      // In a race the hint is recorded as an event: the board is unchanged, the version is not.
+      if (recorded && version > game.version) game = { ...game, version };
       if (!move) {
         toast(t("play.no_hint"));
         return;

@@ -1,6 +1,6 @@
 """Recompute every projection of existing games from their events: the ``Game`` rows (whose
 ``board`` holds every card since 0007), daily standings, contest results and the
-leaderboards (0008, 0009).
+leaderboards (0008, 0009, 0010).
 
 The projections are computed by the current projection code, so this step must stay the
 last migration that the tables it writes depend on: a later migration that changes a
@@ -19,6 +19,6 @@ def rebuild(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0009_races")]
+    dependencies = [("games", "0010_solver_integration")]
 
     operations = [migrations.RunPython(rebuild, migrations.RunPython.noop)]

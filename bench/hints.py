@@ -1,0 +1,187 @@
+"""Hints from the player's view: their latency, and how often following them wins.
+
+    .venv/bin/python bench/hints.py [--deals N] [--first SEED] [--samples K] [--budget B]
+                                    [--full-budget B] [--workers W]
+
+On the classic deals of seeds ``first .. first + N - 1``, in one run:
+
+- **full information**: the solver with every card known (``--full-budget`` nodes a deal)
+  says whether the deal can be won at all: the ceiling for any player;
+- **hint follower**: a player who always plays ``GET /hint``'s move, computed as the server
+  computes it (``games.engine.advice.advise`` on the player's view, K samples of
+  ``--budget`` nodes each), until the game is won, no hint is left, a position comes back
+  a third time (a loop), or 300 actions;
+- **heuristic follower**: the same player following today's one-move heuristic
+  (``games.engine.hint``).
+
+Printed: each player's wins and win rate, hint wins over full-information wins (target
+>= 0.5), and the hint's latency over every position the hint follower met: median, p95
+(target <= 500 ms at K = 32) and max, measured in the process that computed it, in wall
+clock and in that process's CPU time (what the hint costs when the machine is shared). The hint
+is computed in-process: the HTTP path adds the read of the game's row and the cache.
+``--workers`` plays deals in parallel processes (latency is then measured under that load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from games import engine  # noqa: E402
+from games.engine import advice  # noqa: E402
+from games.engine.hint import hint as heuristic_hint  # noqa: E402
+from games.engine.solver import solve  # noqa: E402
+
+RULES = engine.RULESETS["classic"]
+MAX_ACTIONS = 300
+#: A position met this many times means the follower is going round in circles.
+LOOP = 3
+
+
+@dataclass
+class Outcome:
+    """One deal: the full-information verdict, whether each follower won, and the hint's
+    latencies (seconds) along the hint follower's game."""
+
+    seed: int
+    full: str
+    hint_won: bool
+    heuristic_won: bool
+    latencies: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    solver_hints: int = 0
+    hints: int = 0
+
+
+def _key(state: engine.State) -> Hashable:
+    return (state.columns, state.down, state.reserve, state.cells)
+
+
+def follow(
+    seed: int, samples: int, budget: int, *, sampled: bool
+) -> tuple[bool, list[float], list[float], int]:
+    """Play the deal of ``seed`` following the hint; whether it was won, the latency of each
+    hint (wall clock, and CPU time of this process), and how many hints the solver (not the
+    fallback) chose."""
+    state = engine.new_game(RULES, engine.seeded_deal(RULES, seed))
+    seen: Counter[Hashable] = Counter()
+    latencies: list[float] = []
+    cpu: list[float] = []
+    solver_hints = 0
+    for _ in range(MAX_ACTIONS):
+        if state.status == engine.WON:
+            return True, latencies, cpu, solver_hints
+        seen[_key(state)] += 1
+        if seen[_key(state)] >= LOOP:
+            break
+        view = engine.player_view(state)
+        started = time.perf_counter()
+        started_cpu = time.process_time()
+        action: engine.Action | None
+        if sampled:
+            found = advice.advise(RULES, view, samples=samples, budget=budget)
+            action = found.action
+            solver_hints += found.source == "solver"
+        else:
+            action = heuristic_hint(RULES, view)
+        latencies.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+        if action is None:
+            break
+        state = engine.apply(state, action)[0]
+    return state.status == engine.WON, latencies, cpu, solver_hints
+
+
+def play_deal(job: tuple[int, int, int, int]) -> Outcome:
+    seed, samples, budget, full_budget = job
+    deal = engine.new_game(RULES, engine.seeded_deal(RULES, seed))
+    full = solve(RULES, deal, full_budget).verdict
+    hint_won, latencies, cpu, solver_hints = follow(seed, samples, budget, sampled=True)
+    heuristic_won = follow(seed, samples, budget, sampled=False)[0]
+    return Outcome(
+        seed, full, hint_won, heuristic_won, latencies, cpu, solver_hints, len(latencies)
+    )
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=60)
+    parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--samples", type=int, default=advice.SAMPLES)
+    parser.add_argument("--budget", type=int, default=advice.SAMPLE_BUDGET)
+    parser.add_argument("--full-budget", type=int, default=200_000)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+    jobs = [
+        (seed, args.samples, args.budget, args.full_budget)
+        for seed in range(args.first, args.first + args.deals)
+    ]
+    started = time.perf_counter()
+    outcomes: list[Outcome] = []
+    if args.workers > 1:
+        with multiprocessing.Pool(args.workers) as pool:
+            for outcome in pool.imap_unordered(play_deal, jobs):
+                outcomes.append(outcome)
+                print(_line(outcome), flush=True)
+    else:
+        for job in jobs:
+            outcome = play_deal(job)
+            outcomes.append(outcome)
+            print(_line(outcome), flush=True)
+    elapsed = time.perf_counter() - started
+    deals = len(outcomes)
+    full = sum(o.full == "won" for o in outcomes)
+    unknown = sum(o.full == "unknown" for o in outcomes)
+    hinted = sum(o.hint_won for o in outcomes)
+    heuristic = sum(o.heuristic_won for o in outcomes)
+    latencies = [latency for o in outcomes for latency in o.latencies]
+    cpu = [latency for o in outcomes for latency in o.cpu]
+    solver_share = sum(o.solver_hints for o in outcomes) / max(1, sum(o.hints for o in outcomes))
+    print()
+    print(
+        f"classic seeds {args.first}..{args.first + deals - 1}: {deals} deals, "
+        f"K = {args.samples} samples x {args.budget} nodes; {elapsed:.0f} s"
+    )
+    print(f"  full information : {full:3d} won ({full / deals:.1%}), {unknown} unknown")
+    print(f"  hint follower    : {hinted:3d} won ({hinted / deals:.1%})")
+    print(f"  heuristic        : {heuristic:3d} won ({heuristic / deals:.1%})")
+    ratio = hinted / full if full else float("nan")
+    print(f"  hints / full information: {ratio:.2f} (target >= 0.5)")
+    print(
+        f"  hint latency over {len(latencies)} positions: median "
+        f"{statistics.median(latencies) * 1000:.0f} ms, p95 "
+        f"{percentile(latencies, 0.95) * 1000:.0f} ms (target <= 500), max "
+        f"{max(latencies) * 1000:.0f} ms; the solver chose {solver_share:.0%} of the hints"
+    )
+    print(
+        f"  hint CPU time (this process only, whatever else loads the machine): median "
+        f"{statistics.median(cpu) * 1000:.0f} ms, p95 {percentile(cpu, 0.95) * 1000:.0f} ms"
+    )
+
+
+def _line(outcome: Outcome) -> str:
+    p95 = percentile(outcome.latencies, 0.95) * 1000 if outcome.latencies else 0.0
+    hint = "won " if outcome.hint_won else "-   "
+    return (
+        f"seed {outcome.seed:5d}: full {outcome.full:7s} hint {hint}"
+        f"heuristic {'won' if outcome.heuristic_won else '-'}  "
+        f"({outcome.hints} hints, p95 {p95:.0f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Preparing daily challenges ahead, so that no request waits on the solver's search.
+
+:func:`tick` decides from the clock (``games.clock``, so tests can move it) which days
+should exist by now, today always and tomorrow from ``DAILY_PREPARE_AHEAD_SECONDS`` before
+midnight UTC, and prepares those missing. Each server process runs it in a daemon thread
+every ``DAILY_PREPARE_POLL_SECONDS`` (:func:`start`, called by the ASGI application when
+``DAILY_PREPARE_IN_BACKGROUND`` is on). Several processes preparing the same day do no
+harm: a process skips a day whose advisory lock another holds (it is being prepared
+there), and in any case the date is the table's key, and a second insert reads the first
+row (``challenges.prepare``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.db import close_old_connections, connection, connections
+
+from games import clock
+from games.dailies import challenges
+from games.dailies.models import DailyChallenge
+
+logger = logging.getLogger(__name__)
+
+
+def due(now: dt.datetime) -> list[dt.date]:
+    """The days that should be prepared at ``now``: today, and tomorrow once midnight is
+    less than ``DAILY_PREPARE_AHEAD_SECONDS`` away."""
+    today = now.astimezone(dt.UTC).date()
+    days = [today]
+    midnight = challenges.starts_at(today + dt.timedelta(days=1))
+    if midnight - now <= dt.timedelta(seconds=settings.DAILY_PREPARE_AHEAD_SECONDS):
+        days.append(today + dt.timedelta(days=1))
+    return days
+
+
+def tick() -> list[dt.date]:
+    """Prepare the days :func:`due` names that are missing; the days made now.
+
+    A day another process is preparing (it holds the day's advisory lock) is left to it,
+    so that several server processes do not all search at once."""
+    made = []
+    for day in due(clock.now()):
+        if DailyChallenge.objects.filter(date=day).exists():
+            continue
+        with _day_lock(day) as mine:
+            if not mine:
+                continue
+            try:
+                _, new = challenges.prepare(day)
+            except Exception:  # keep the thread alive; the next tick tries again
+                logger.exception("could not prepare the daily challenge of %s", day)
+                continue
+        if new:
+            made.append(day)
+    return made
+
+
+#: The advisory lock key space of days being prepared (``lock_key + the day's ordinal``).
+LOCK_KEY = 0x5C0_0000_0000
+
+
+def lock_id(day: dt.date) -> int:
+    """The PostgreSQL advisory lock that whoever prepares ``day`` holds."""
+    return LOCK_KEY + day.toordinal()
+
+
+@contextmanager
+def _day_lock(day: dt.date) -> Iterator[bool]:
+    """Try the day's session-level advisory lock; whether this connection got it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock_id(day)])
+        (mine,) = cursor.fetchone()
+    try:
+        yield bool(mine)
+    finally:
+        if mine:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(day)])
+
+
+_started = threading.Event()
+
+
+def start() -> bool:
+    """Start this process's preparer thread, once; whether it was started now."""
+    if not settings.DAILY_PREPARE_IN_BACKGROUND or _started.is_set():
+        return False
+    _started.set()
+    threading.Thread(target=_run, name="daily-preparer", daemon=True).start()
+    return True
+
+
+def _run() -> None:
+    while True:
+        close_old_connections()
+        try:
+            tick()
+        except Exception:  # the database may be down: log, and try again later
+            logger.exception("daily preparer")
+        finally:
+            connections.close_all()
+        threading.Event().wait(settings.DAILY_PREPARE_POLL_SECONDS)

@@ -1,0 +1,194 @@
+"""Hints from the player's view: sample what the player cannot see, solve each sample.
+
+``advise(rules, view)`` takes a player's view (face-down cards ``None``, the reserve a
+count) and never a state, so no hidden card can reach it. It deals the unseen cards (the
+deck less every card the view shows) into the face-down places and the reserve ``samples``
+times, solves each completion with full information under a small budget, and recommends
+the first action of the winning lines found most often. When no sample is won it falls back
+to the one-move heuristic of :mod:`games.engine.hint`.
+
+The samples are drawn from the view alone: the random stream is seeded with a digest of the
+view (its board: columns, reserve size, removed runs, cells, status), never from a game's
+id, seed or hidden cards. So one visible position gets one hint, in any game.
+
+What the player remembers but no longer sees (a card turned up and then turned down again
+by an undo) is not used: the view is all the hint knows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .actions import Action, CellMove, Deal, Move
+from .cards import SUITS, Card, new_deck, parse_card
+from .deals import MAX_SEED, shuffle
+from .game import apply, legal_actions
+from .hint import hint as heuristic_hint
+from .hint import ranked
+from .rules import Ruleset
+from .solver import solve
+from .state import PLAYING, State, position
+
+#: How many completions a hint samples, and the solver's node budget for each.
+SAMPLES = 32
+SAMPLE_BUDGET = 400
+
+Source = Literal["solver", "heuristic", "none"]
+Hinted = Move | CellMove | Deal
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A hint: the action (``None`` when there is nothing to suggest), in how many of the
+    sampled completions it starts a won line, out of how many, and what chose it
+    (``solver`` when some sample was won, else ``heuristic``, or ``none``)."""
+
+    action: Hinted | None
+    wins: int
+    samples: int
+    source: Source
+
+
+def board_of(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a player's view that the hint reads: the position, nothing about the
+    game's history, score or identity."""
+    board: dict[str, Any] = {
+        "status": view["status"],
+        "columns": [list(column) for column in view["columns"]],
+        "reserve": int(view["reserve"]),
+        "removed": "".join(view["removed"]),
+    }
+    if view.get("cells") is not None:
+        board["cells"] = list(view["cells"])
+    return board
+
+
+def view_digest(rules: Ruleset, view: Mapping[str, Any]) -> bytes:
+    """SHA-256 of the ruleset's name and the visible board: the seed of the samples."""
+    text = json.dumps(
+        {"rules": rules.name, "board": board_of(view)}, sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(text.encode()).digest()
+
+
+def unseen_cards(rules: Ruleset, view: Mapping[str, Any]) -> list[Card]:
+    """The cards the view does not show, in deck order (a multiset for two decks).
+
+    ``ValueError`` when the view does not fit the ruleset (more cards shown than exist, or
+    not as many unseen cards as hidden places)."""
+    counts = Counter(new_deck(rules.decks))
+    shown: list[Card] = []
+    for column in view["columns"]:
+        shown.extend(parse_card(code) for code in column if code is not None)
+    shown.extend(parse_card(code) for code in view.get("cells") or () if code is not None)
+    for letter in view["removed"]:
+        suit = SUITS.index(letter)
+        shown.extend(range(suit * 13, suit * 13 + 13))
+    counts.subtract(shown)
+    if any(count < 0 for count in counts.values()):
+        raise ValueError("the view shows a card more often than the decks hold it")
+    unseen = sorted(counts.elements())
+    hidden = sum(1 for column in view["columns"] for code in column if code is None)
+    if len(unseen) != hidden + int(view["reserve"]):
+        raise ValueError(
+            f"{len(unseen)} unseen cards for {hidden} face-down places "
+            f"and a reserve of {view['reserve']}"
+        )
+    return unseen
+
+
+def completions(rules: Ruleset, view: Mapping[str, Any], count: int) -> list[State]:
+    """``count`` positions that agree with everything ``view`` shows, the unseen cards dealt
+    at random into its face-down places and its reserve (seeded by :func:`view_digest`)."""
+    unseen = unseen_cards(rules, view)
+    digest = view_digest(rules, view)
+    removed = [SUITS.index(letter) for letter in view["removed"]]
+    cells = tuple(None if code is None else parse_card(code) for code in view.get("cells") or ())
+    states = []
+    for sample in range(count):
+        seed = int.from_bytes(hashlib.sha256(digest + sample.to_bytes(4, "big")).digest()[:8])
+        cards = iter(shuffle(unseen, seed & MAX_SEED))
+        columns = []
+        down = []
+        for shown in view["columns"]:
+            hidden = sum(1 for code in shown if code is None)
+            columns.append(
+                tuple(next(cards) if code is None else parse_card(code) for code in shown)
+            )
+            down.append(hidden)
+        reserve = tuple(cards)
+        states.append(
+            position(
+                rules, columns=columns, down=down, reserve=reserve, cells=cells, removed=removed
+            )
+        )
+    return states
+
+
+def advise(
+    rules: Ruleset,
+    view: Mapping[str, Any],
+    *,
+    samples: int = SAMPLES,
+    budget: int = SAMPLE_BUDGET,
+) -> Advice:
+    """The hint for the position ``view`` shows (see the module's docstring).
+
+    Each sample is solved within ``budget`` nodes. In a sample the solver wins, every
+    legal action is then tried: it *wins in that sample* when the position after it is
+    still won within the budget (the solver's own first move does by construction). The
+    hint is the action that wins in the most samples; ties go to the action the one-move
+    heuristic prefers (turning up a card before committing to a plan, say), then to the
+    one more winning lines started with, then to the order of ``/moves``. A sample the
+    solver does not win cannot be won after any action, or was not decided within the
+    budget: it counts for no action.
+    """
+    if view["status"] != PLAYING:
+        return Advice(None, 0, 0, "none")
+    states = completions(rules, view, samples)
+    legal: Sequence[Hinted] = legal_actions(states[0]) if states else ()
+    if not legal:
+        return Advice(None, 0, samples, "none")
+    order = {action: rank for rank, action in enumerate(legal)}
+    first_moves: Counter[Hinted] = Counter()
+    won: list[tuple[State, Hinted]] = []
+    for state in states:
+        solution = solve(rules, state, budget)
+        if solution.verdict == "won" and solution.line:
+            first: Action = solution.line[0]
+            if isinstance(first, Move | CellMove | Deal) and first in order:
+                first_moves[first] += 1
+                won.append((state, first))
+    fallback = heuristic_hint(rules, view)
+    if not won:
+        if fallback is None:
+            return Advice(None, 0, samples, "none")
+        return Advice(fallback, 0, samples, "heuristic")
+    wins: Counter[Hinted] = Counter()
+    for state, first in won:
+        wins[first] += 1
+        for action in legal:
+            if action != first and _still_won(rules, state, action, budget):
+                wins[action] += 1
+    preference = {action: rank for rank, action in enumerate(ranked(rules, view))}
+    best = min(
+        wins,
+        key=lambda action: (
+            -wins[action],
+            preference.get(action, len(preference)),
+            -first_moves[action],
+            order[action],
+        ),
+    )
+    return Advice(best, wins[best], samples, "solver")
+
+
+def _still_won(rules: Ruleset, state: State, action: Hinted, budget: int) -> bool:
+    """Whether the solver wins ``state`` after ``action`` within ``budget`` nodes."""
+    after = apply(state, action)[0]
+    return solve(rules, after, budget).verdict == "won"

@@ -1,0 +1,414 @@
+"""The search behind :func:`games.engine.solver.solve`: a depth-first search over positions
+with a transposition table, on a compact copy of the rules.
+
+A position here is a tuple of columns, each a ``bytes``: the face-down count, then the
+cards bottom to top. Its moves and their effects follow games/engine/game.py exactly (the
+tests compare both on thousands of positions); only what cannot change the answer is
+left out. Every shortcut, and why it is sound:
+
+1. **Columns are interchangeable.** Nothing in the rules depends on a column's number
+   except the deal, whose cards land on the ``reserve_to`` columns in order, and the order
+   in which runs leave (which does not matter for winning). So the transposition key
+   lists the reserve's columns in order while the reserve is undealt and sorts every
+   other column; once the reserve is gone (or in a ruleset without one) it sorts them
+   all. Cells are sorted likewise. Two positions with one key have the same future up to
+   renumbering columns, so one of them is searched.
+2. **One empty column stands for all of its kind.** A card moved into an empty column is
+   sent to one empty column outside the reserve's, and to each empty column of the
+   reserve's (where a different card will land): the others give the same key.
+3. **A whole column into an empty one** only renumbers columns; it is tried only before
+   the deal and only when it changes which column the reserve lands on.
+4. **The repetition rule** (``traditional``, ``open``) needs no history. In those rulesets
+   (one deck, same suit, a King only on an empty column) every move that counts raises a
+   measure that never falls: the same-suit pairs that sit on each other (a card can only
+   leave its successor for another copy of it, and there is one deck), the Kings at the
+   bottom of a column (a King can only go into an empty column, at its bottom), and the
+   reserve dealt. So a move that counts always leads to a position not yet on the line of
+   play, and "stuck" (the deal's lock, and ``traditional``'s loss) is a property of the
+   position alone: no move but whole-column ones. Whole-column moves after the deal only
+   renumber columns, so ``traditional``'s loss and ``open``'s blocked dead end are the same
+   thing to the search.
+
+5. **Safe joins** (one deck, same suit, a King only into an empty column: every ruleset
+   but ``easy``, ``wasp`` and ``double``). Once no deal can come before it (the reserve is
+   dealt or absent, or the deal waits until no move is possible, by which time the join
+   must have been made), putting a card X onto its successor X+1 loses nothing when the
+   column of X+1 is *anchored*: its face-up cards each sit on their successor and the
+   lowest is a King or has its successor face-down beneath it, so no card at or under
+   X+1 can ever move except a King carrying all of them into an empty column. Then any
+   winning line can be replayed after the join (each of its moves is still legal, the
+   pile of X riding on X+1, and its own join becomes no move at all), one move shorter.
+   A card played from a cell onto its successor is safe the same way, with no condition:
+   nothing is ever put on a card in a cell. The search then tries that move alone. The
+   condition on X+1's column matters: without it, a card under X+1 may need to go onto a
+   card of the pile that the join buried above it, and the join throws the win away.
+
+Nothing else is pruned: every other legal move is searched. Moves are only *ordered*
+(runs that leave first, then cards turned up, columns emptied, builds, and the deal last).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..actions import Action, CellMove, Deal, Move
+from ..cards import RUNS
+from ..rules import Ruleset
+from ..state import State
+
+#: ``(kind, a, b, c)``: a move ``(0, source, index, to)``, a cell move ``(1, cell, to, 0)``
+#: or the deal ``(2, 0, 0, 0)``; columns and cells 0-based.
+Step = tuple[int, int, int, int]
+Columns = tuple[bytes, ...]
+Cells = tuple[int, ...]  # a card, or -1 for an empty cell
+Verdict = Literal["won", "lost", "unknown"]
+
+_NO_CARD = -1
+_RUN_BYTES = tuple(bytes(run) for run in RUNS)
+_SAME_SUIT_TARGETS: tuple[tuple[int, ...], ...] = tuple(
+    (card + 1,) if card % 13 != 12 else () for card in range(52)
+)
+_ANY_SUIT_TARGETS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(suit * 13 + card % 13 + 1 for suit in range(4)) if card % 13 != 12 else ()
+    for card in range(52)
+)
+
+# Move ordering: higher first.
+_P_RUN = 1000
+_P_FLIP = 100
+_P_EMPTIES = 40
+_P_BUILD = 10
+_P_KING = 5
+_P_DEAL = -1
+
+
+class Child:
+    """A position reached by ``steps`` from its parent, and how promising it looks."""
+
+    __slots__ = ("cells", "columns", "dealt", "priority", "removed", "steps", "won")
+
+    def __init__(
+        self,
+        steps: tuple[Step, ...],
+        columns: Columns,
+        cells: Cells,
+        dealt: bool,
+        removed: int,
+        won: bool,
+        priority: int,
+    ) -> None:
+        self.steps = steps
+        self.columns = columns
+        self.cells = cells
+        self.dealt = dealt
+        self.removed = removed
+        self.won = won
+        self.priority = priority
+
+
+class Search:
+    """A search from one state; :meth:`run` decides it within a node budget."""
+
+    def __init__(self, rules: Ruleset, state: State, *, safe_joins: bool = True) -> None:
+        self.rules = rules
+        self.targets = _SAME_SUIT_TARGETS if rules.same_suit else _ANY_SUIT_TARGETS
+        self.king_only = rules.king_only_on_empty
+        self.whole_ok = rules.whole_column_to_empty
+        self.mode = rules.sequences
+        self.need = rules.sequences_to_win
+        self.any_time = rules.deal_any_time
+        self.reserve = tuple(state.reserve)
+        self.reserve_to = rules.reserve_to
+        count = rules.column_count
+        self.reserve_columns = frozenset(rules.reserve_to)
+        self.other_columns = tuple(c for c in range(count) if c not in self.reserve_columns)
+        self.has_cells = bool(rules.cells)
+        # Shortcut 5: joining a card to its successor is safe (one deck, same suit) once
+        # no deal can come between the join and the moment the line would make it.
+        self.joins_safe = (
+            safe_joins and rules.decks == 1 and rules.same_suit and rules.king_only_on_empty
+        )
+        self.anchored_cache: dict[bytes, bool] = {}
+        self.joins_safe_before_deal = not rules.deal_any_time
+        if rules.repeats_are_not_moves:
+            # Shortcut 4 above holds only for these rules.
+            assert rules.same_suit and rules.decks == 1 and rules.king_only_on_empty
+        columns: Columns = tuple(
+            bytes((down,)) + bytes(cards)
+            for down, cards in zip(state.down, state.columns, strict=True)
+        )
+        cells: Cells = tuple(_NO_CARD if c is None else c for c in state.cells)
+        removed = len(state.removed)
+        self.root = Child((), columns, cells, not state.reserve, removed, False, 0)
+        self.root.won = self.won(list(columns), removed)
+
+    # --- the position's key ----------------------------------------------------------
+
+    def key(self, columns: Columns, cells: Cells, dealt: bool) -> bytes:
+        """The transposition key: equal keys, equal futures (shortcut 1)."""
+        if dealt or not self.reserve_to:
+            key = b"\xff".join(sorted(columns))
+        else:
+            key = (
+                b"\xfe".join([columns[c] for c in self.reserve_to])
+                + b"\xfd"
+                + b"\xff".join(sorted([columns[c] for c in self.other_columns]))
+            )
+        if self.has_cells:
+            key += b"\xfc" + bytes(sorted(c for c in cells if c >= 0))
+        return key
+
+    # --- effects -----------------------------------------------------------------------
+
+    def settle(self, columns: list[bytes], touched: tuple[int, ...] | range) -> int:
+        """The sequence check on ``touched`` columns; how many runs left."""
+        runs = 0
+        for c in touched:
+            col = columns[c]
+            while len(col) - 1 - col[0] >= 13 and col[-1] % 13 == 0:
+                if col[-13:] != _RUN_BYTES[col[-1] // 13]:
+                    break
+                col = col[:-13]
+                runs += 1
+                down = col[0]
+                if down and len(col) - 1 == down:
+                    col = bytes((down - 1,)) + col[1:]
+            columns[c] = col
+        return runs
+
+    def won(self, columns: list[bytes], removed: int) -> bool:
+        if self.mode != "stay":
+            return removed >= self.need
+        for col in columns:
+            if len(col) == 1:
+                continue
+            if len(col) != 14 or col[0] or col[1:] != _RUN_BYTES[col[1] // 13]:
+                return False
+        return True
+
+    def checked(self, to: int, count: int) -> tuple[int, ...] | range:
+        if self.mode == "destination":
+            return (to,)
+        if self.mode == "all":
+            return range(count)
+        return ()
+
+    # --- successors --------------------------------------------------------------------
+
+    def moves(self, columns: Columns, cells: Cells, dealt: bool) -> tuple[list[Step], bool]:
+        """The moves worth searching (shortcuts 2 and 3), and whether any move counts."""
+        targets = self.targets
+        tops: dict[int, list[int]] = {}
+        empty_reserve: list[int] = []
+        empty_other = -1
+        before_deal = not dealt and bool(self.reserve_to)
+        reserve_columns = self.reserve_columns
+        for c, col in enumerate(columns):
+            if len(col) > 1:
+                top = col[-1]
+                if top in tops:
+                    tops[top].append(c)
+                else:
+                    tops[top] = [c]
+            elif before_deal and c in reserve_columns:
+                empty_reserve.append(c)
+            elif empty_other < 0:
+                empty_other = c
+        empties = empty_reserve + [empty_other] if empty_other >= 0 else empty_reserve
+        steps: list[Step] = []
+        progress = False
+        king_only = self.king_only
+        for s, col in enumerate(columns):
+            length = len(col) - 1
+            for i in range(col[0], length):
+                card = col[1 + i]
+                for target in targets[card]:
+                    for t in tops.get(target, ()):
+                        if t != s:
+                            steps.append((0, s, i, t))
+                            progress = True
+                if empties and (not king_only or card % 13 == 12):
+                    if i:
+                        for t in empties:
+                            steps.append((0, s, i, t))
+                        progress = True
+                    elif self.whole_ok and before_deal:
+                        # A whole column: only where it changes the reserve's landing.
+                        for t in empty_reserve:
+                            if t != s:
+                                steps.append((0, s, i, t))
+                        if s in reserve_columns and empty_other >= 0:
+                            steps.append((0, s, i, empty_other))
+        for n, card in enumerate(cells):
+            if card < 0:
+                continue
+            for target in targets[card]:
+                for t in tops.get(target, ()):
+                    steps.append((1, n, t, 0))
+                    progress = True
+            if empties and (not king_only or card % 13 == 12):
+                for t in empties:
+                    steps.append((1, n, t, 0))
+                progress = True
+        return steps, progress
+
+    def anchored(self, col: bytes) -> bool:
+        """Whether no face-up card of ``col`` can ever move but with the whole face-up
+        part (a King heading it into an empty column): its face-up cards each sit on
+        their successor, and the lowest is a King or has its successor face-down below."""
+        known = self.anchored_cache.get(col)
+        if known is not None:
+            return known
+        down = col[0]
+        answer = True
+        for j in range(2 + down, len(col)):
+            card = col[j]
+            if card % 13 == 12 or col[j - 1] != card + 1:
+                answer = False
+                break
+        if answer:
+            low = col[1 + down]
+            answer = low % 13 == 12 or (low + 1) in col[1 : 1 + down]
+        self.anchored_cache[col] = answer
+        return answer
+
+    def children(self, node: Child) -> list[Child]:
+        """Every successor worth searching, most promising first; a safe join alone
+        (shortcut 5) when there is one."""
+        columns = node.columns
+        steps, progress = self.moves(columns, node.cells, node.dealt)
+        if self.joins_safe and (node.dealt or self.joins_safe_before_deal):
+            for step in steps:
+                if step[0] == 0:
+                    dest = columns[step[3]]
+                    if len(dest) > 1 and self.anchored(dest):
+                        return [self.play(node, step)]
+                elif len(columns[step[2]]) > 1:
+                    return [self.play(node, step)]
+        kids = [self.play(node, step) for step in steps]
+        if not node.dealt and self.reserve and (self.any_time or not progress):
+            kids.append(self.deal(node))
+        kids.sort(key=_priority, reverse=True)
+        return kids
+
+    def play(self, node: Child, step: Step) -> Child:
+        columns = node.columns
+        cells = node.cells
+        kind, a, b, t = step
+        new = list(columns)
+        priority = 0
+        if kind == 0:
+            src = columns[a]
+            down = src[0]
+            at = 1 + b
+            pile = src[at:]
+            rest = src[:at]
+            if b and b == down:
+                rest = bytes((down - 1,)) + rest[1:]
+                priority += _P_FLIP
+            elif not b:
+                priority += _P_EMPTIES
+            new[a] = rest
+            dest = columns[t]
+            if len(dest) > 1:
+                if dest[-1] // 13 == pile[0] // 13:
+                    priority += _P_BUILD
+            else:
+                priority += _P_KING
+            new[t] = dest + pile
+        else:
+            card = cells[a]
+            dest = columns[b]
+            new[b] = dest + bytes((card,))
+            cells = cells[:a] + (_NO_CARD,) + cells[a + 1 :]
+            priority += _P_EMPTIES
+            t = b
+        runs = self.settle(new, self.checked(t, len(new)))
+        removed = node.removed + runs
+        priority += runs * _P_RUN
+        return Child(
+            (step,), tuple(new), cells, node.dealt, removed, self.won(new, removed), priority
+        )
+
+    def deal(self, node: Child) -> Child:
+        new = list(node.columns)
+        for card, c in zip(self.reserve, self.reserve_to, strict=True):
+            new[c] = new[c] + bytes((card,))
+        if self.mode == "destination":
+            runs = self.settle(new, self.reserve_to)
+        elif self.mode == "all":
+            runs = self.settle(new, range(len(new)))
+        else:
+            runs = 0
+        removed = node.removed + runs
+        return Child(
+            ((2, 0, 0, 0),),
+            tuple(new),
+            node.cells,
+            True,
+            removed,
+            self.won(new, removed),
+            _P_DEAL + runs * _P_RUN,
+        )
+
+    # --- the search --------------------------------------------------------------------
+
+    def run(self, budget: int) -> tuple[Verdict, tuple[Action, ...], int]:
+        """``(verdict, line, nodes)`` within ``budget`` distinct positions."""
+        root = self.root
+        path: list[Step] = list(root.steps)
+        nodes = 1
+        if root.won:
+            return "won", tuple(_action(step) for step in path), nodes
+        key = self.key
+        seen = {key(root.columns, root.cells, root.dealt)}
+        stack: list[tuple[list[Child], int, int]] = [(self.children(root), 0, len(path))]
+        while stack:
+            kids, at, mark = stack[-1]
+            if at == len(kids):
+                stack.pop()
+                continue
+            stack[-1] = (kids, at + 1, mark)
+            child = kids[at]
+            k = key(child.columns, child.cells, child.dealt)
+            if k in seen:
+                continue
+            if nodes >= budget:
+                return "unknown", (), nodes
+            seen.add(k)
+            nodes += 1
+            del path[mark:]
+            path.extend(child.steps)
+            if child.won:
+                return "won", tuple(_action(step) for step in path), nodes
+            stack.append((self.children(child), 0, len(path)))
+        return "lost", (), nodes
+
+    def reachable(self) -> set[bytes]:
+        """Every key the search reaches from the root, searched to the end (for tests)."""
+        root = self.root
+        seen = {self.key(root.columns, root.cells, root.dealt)}
+        todo = [root]
+        while todo:
+            node = todo.pop()
+            if node.won:
+                continue
+            for child in self.children(node):
+                k = self.key(child.columns, child.cells, child.dealt)
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(child)
+        return seen
+
+
+def _priority(child: Child) -> int:
+    return child.priority
+
+
+def _action(step: Step) -> Action:
+    kind, a, b, c = step
+    if kind == 0:
+        return Move(source=a + 1, index=b, to=c + 1)
+    if kind == 1:
+        return CellMove(cell=a + 1, to=b + 1)
+    return Deal()
