@@ -33,7 +33,7 @@ def test_a_serving_process_prepares_today_and_tomorrow(live_server_factory, sett
             time.sleep(0.5)
         else:
             pytest.fail(f"only {sorted(made)} prepared:\n{server.log_text()}")
-        settings.DAILY_SECRET = "e2e-daily-secret"  # the server's
+        settings.DAILY_SECRET = "e2e-daily-secret-" + "d9Wx" * 8  # the server's (conftest.py)
         for day in wanted:
             row = DailyChallenge.objects.get(date=day)
             assert row.seed == dailies.certify(day).seed and row.solution
