@@ -193,15 +193,20 @@ def parse_date(text: str) -> dt.date:
 
 
 def challenge_get(date: dt.date) -> DailyChallenge:
-    """The challenge of ``date``; :class:`ChallengeNotFound` for a day that has not begun.
+    """The challenge of ``date``; :class:`ChallengeNotFound` for a day that has not begun,
+    and for a past day that has no challenge (nobody asked for it while it ran: searching
+    for its deal now would let anyone spend the server's time on any old date).
 
-    A day nobody prepared is prepared now within ``DAILY_FALLBACK_NODES`` nodes, else
-    :class:`ChallengeNotReady` (the background preparer finishes it)."""
-    if date > today():
+    Today, if nobody prepared it, is prepared now within ``DAILY_FALLBACK_NODES`` nodes,
+    else :class:`ChallengeNotReady` (the background preparer finishes it)."""
+    current = today()
+    if date > current:
         raise ChallengeNotFound()
     challenge = DailyChallenge.objects.filter(date=date).first()
     if challenge is not None:
         return challenge
+    if date < current:
+        raise ChallengeNotFound()
     return prepare(date, max_nodes=settings.DAILY_FALLBACK_NODES)[0]
 
 

@@ -58,6 +58,19 @@ def test_days_that_have_not_begun_or_are_not_dates_are_404(api, as_alice, date: 
         assert api.get(f"/api/v1/challenges/{date}/standings").status_code == 404
 
 
+@pytest.mark.parametrize("date", ["0001-01-01", "2026-11-29"])
+def test_a_past_day_without_a_challenge_is_404_and_costs_no_search(api, as_alice, date) -> None:
+    with at(DAY):
+        assert api.get(f"/api/v1/challenges/{date}").json()["code"] == "not_found"
+        assert as_alice.post(f"/api/v1/challenges/{date}/join").status_code == 404
+        assert api.get(f"/api/v1/challenges/{date}/standings").status_code == 404
+    assert not DailyChallenge.objects.filter(date=dt.date.fromisoformat(date)).exists()
+    with at(DAY - dt.timedelta(days=1)):  # a day asked for while it ran stays readable
+        assert api.get("/api/v1/challenges/today").status_code == 200
+    with at(DAY):
+        assert api.get("/api/v1/challenges/2026-11-29").status_code == 200
+
+
 def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob, api) -> None:
     with at(DAY):
         game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
