@@ -21,7 +21,8 @@ _TAGS = ["leaderboards"]
 class BoardsApi(APIView):
     @extend_schema(
         operation_id="leaderboards_list",
-        summary="Which leaderboards exist: every scope has every metric in every period",
+        summary="Which leaderboards exist: each scope's metrics (arena_points: the rulesets'"
+        " only), each in every period",
         tags=_TAGS,
         responses={200: serializers.BoardsOut, **errors()},
     )

@@ -6,8 +6,9 @@ has every period: ``all`` (all time), a calendar month (``YYYY-MM``) and an ISO 
 
 A metric is a column of ``BoardEntry`` ranked one way, with the moment it was reached as
 the first tie-break (who got there first) and the player's id as the last. Adding a board
-is one :class:`Metric` in :data:`METRICS` plus the column it ranks; ``arena_points`` (the
-races' per-player points, docs/architecture.md#leaderboards) is meant to be exactly that.
+is one :class:`Metric` in :data:`METRICS` plus the column it ranks, in ``BoardEntry`` or in
+any relation of the same shape: ``arena_points`` (:data:`ARENA_POINTS`) ranks a view over
+the arenas' results (docs/architecture.md#leaderboards).
 """
 
 from __future__ import annotations
@@ -140,13 +141,33 @@ STREAK = Metric(
     "the longest run of consecutive wins (daily: of consecutive UTC days won)",
 )
 
-#: Every board metric, by name. The races' ``arena_points`` registers here once it exists
-#: (ranked high-first, ruleset scopes only, over a table of per-player, per-period points
-#: that the arenas' projection keeps): see docs/architecture.md#leaderboards.
+#: Every board metric, by name.
 METRICS: dict[str, Metric] = {metric.name: metric for metric in (WINS, BEST_TIME, STREAK)}
 
 
 def register(metric: Metric) -> Metric:
-    """Add a board metric (the extension point for ``arena_points``)."""
+    """Add a board metric: one more relation of per-player, per-period values ranks, pages
+    and shows the caller's row like the others (docs/architecture.md#leaderboards)."""
     METRICS[metric.name] = metric
     return metric
+
+
+#: The arenas' relation of ``arena_points``: the view ``games_arena_points`` (migration
+#: ``0011_arena_points_board``) sums ``ContestResult.points`` of the arenas' games, voided
+#: ones left out, per player, ruleset and period, so it never drifts from the results.
+ARENA_POINTS_VIEW = "games_arena_points"
+
+#: Arena points (``games.dailies.arenas``), summed over every arena of a ruleset; not for
+#: ``daily`` (no arena races the daily deal). A game counts in the periods of its finish,
+#: or of its last event while it is still playing; ties: who reached the total first.
+ARENA_POINTS = register(
+    Metric(
+        "arena_points",
+        "points",
+        "points_at",
+        True,
+        "arena points: the sum of the points of the player's arena deals (not voided)",
+        applies=lambda scope: scope != DAILY,
+        table=ARENA_POINTS_VIEW,
+    )
+)

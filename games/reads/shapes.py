@@ -294,7 +294,13 @@ class BoardRowBody(TypedDict):
 
     rank: Annotated[int, Doc("1 + how many listed players have a strictly better value")]
     player: str
-    value: Annotated[int, Doc("wins: won games; best_time: milliseconds; streak: the run's length")]
+    value: Annotated[
+        int,
+        Doc(
+            "wins: won games; best_time: milliseconds; streak: the run's length; "
+            "arena_points: the sum of the points of the player's arena deals"
+        ),
+    ]
     reached_at: Annotated[Timestamp, Doc("when the player reached this value (breaks ties)")]
     game: Annotated[
         str | None,

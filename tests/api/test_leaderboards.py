@@ -100,7 +100,7 @@ def test_a_game_won_over_rest_reaches_its_boards(api, alice, as_alice, as_bob) -
 def test_the_boards_index(api) -> None:
     body = api.get(BOARD).json()
     assert body["scopes"][0] == "daily" and "classic" in body["scopes"]
-    assert body["metrics"] == ["wins", "best_time", "streak"]
+    assert body["metrics"] == ["wins", "best_time", "streak", "arena_points"]
     assert body["periods"] == ["all", "month", "week"]
 
 
@@ -212,6 +212,7 @@ def test_a_private_best_game_is_linked_only_for_who_may_read_it(api, alice) -> N
     [
         (f"{BOARD}/chess/wins", 404, "unknown_scope", None),
         (f"{BOARD}/classic/elo", 404, "unknown_metric", None),
+        (f"{BOARD}/daily/arena_points", 404, "unknown_metric", None),
         (f"{BOARD}/daily/wins?period=year", 400, "invalid", "period"),
         (f"{BOARD}/daily/wins?period=month&at=2026-13", 400, "invalid", "at"),
         (f"{BOARD}/daily/wins?period=week&at=2026-11", 400, "invalid", "at"),
@@ -240,3 +241,77 @@ def test_errors_follow_accept_language(api) -> None:
     assert italian["Content-Language"] == "it"
     spanish = api.in_language("es").get(f"{BOARD}/daily/wins?period=week&at=x").json()
     assert spanish["fields"]["at"][0].startswith("No es un periodo")
+
+
+@pytest.fixture
+def arena_season(player, monkeypatch):
+    """An arena of Friday 27 November to Thursday 3 December dealing WIN's deal (the seed
+    derivation is tested elsewhere): ann 144 on Saturday (week 48) and 20 on Tuesday 1
+    December; bea 147 and dan 147 (dan later, same week 49); cat 10, still playing."""
+    from games.dailies import contests as domain
+    from games.dailies import secrets
+    from games.writes import contests
+
+    monkeypatch.setattr(secrets, "contest_seed", lambda contest, round_: WIN["seed"])
+    users = {name: player(name) for name in ("ann", "bea", "cat", "dan", "eve")}
+    start = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
+    arena = domain.arena_create(
+        rules="classic", starts_at=start, ends_at=start + dt.timedelta(days=6)
+    )
+
+    def deal(name: str, at: dt.datetime, actions: list[dict[str, object]], step: float) -> str:
+        user = users[name][0]
+        with clock.frozen(at):
+            game = contests.arena_play(arena=arena, player=user)[0].game_id
+        for number, command in enumerate(actions):
+            with clock.frozen(at + number * dt.timedelta(seconds=step)):
+                services.game_command(game_id=game, actor=user, command=command)
+        return str(game)
+
+    sat = dt.datetime(2026, 11, 28, 10, tzinfo=dt.UTC)
+    tue = dt.datetime(2026, 12, 1, 10, tzinfo=dt.UTC)
+    deal("ann", sat, WIN["actions"], 2)  # 100 + 50 - 98 s // 15 s = 144
+    deal("ann", tue, [*WIN["actions"][:46], {"type": "resign"}], 2)  # two runs: 20
+    bea = deal("bea", NOON - dt.timedelta(hours=2), WIN["actions"], 1)  # 147
+    deal("dan", NOON - dt.timedelta(hours=1), WIN["actions"], 1)  # 147, later
+    deal("cat", NOON, WIN["actions"][:38], 1)  # one run, still playing: 10
+    return {"users": users, "bea": bea}
+
+
+def test_arena_points_rank_players_by_their_total(api, arena_season, staff) -> None:
+    users = arena_season["users"]
+    everyone = api.get(f"{BOARD}/classic/arena_points?period=all").json()
+    assert (everyone["metric"], everyone["key"]) == ("arena_points", "all")
+    assert rows(everyone) == [(1, "ann", 164), (2, "bea", 147), (2, "dan", 147), (4, "cat", 10)]
+    assert everyone["results"][0]["reached_at"] == "2026-12-01T10:01:32.000Z"  # the resign
+    assert all(row["game"] is None for row in everyone["results"])
+    as_dan = api.as_user(users["dan"][1])
+    week = as_dan.get(f"{BOARD}/classic/arena_points?period=week&limit=1").json()
+    assert week["key"] == "2026-W49" and rows(week) == [(1, "bea", 147)]
+    assert (week["me"]["rank"], week["me"]["value"]) == (1, 147)  # a tie shares the rank
+    rest = as_dan.get(week["next"]).json()
+    assert rows(rest) == [(1, "dan", 147)] and rest["me"] == week["me"]
+    assert rows(as_dan.get(rest["next"]).json()) == [(3, "ann", 20)]
+    month = api.get(f"{BOARD}/classic/arena_points?period=month").json()
+    assert month["key"] == "2026-11"
+    assert rows(month) == [(1, "bea", 147), (1, "dan", 147), (3, "ann", 144), (4, "cat", 10)]
+    december = api.get(f"{BOARD}/classic/arena_points?period=month&at=2026-12").json()
+    assert rows(december) == [(1, "ann", 20)]
+    earlier = api.get(f"{BOARD}/classic/arena_points?period=week&at=2026-W48").json()
+    assert rows(earlier) == [(1, "ann", 144)]
+    assert api.get(f"{BOARD}/wasp/arena_points").json()["results"] == []
+    # eve never played an arena: no row of hers.
+    assert api.as_user(users["eve"][1]).get(f"{BOARD}/classic/arena_points").json()["me"] is None
+
+    # A voided deal leaves the totals; restored, it comes back.
+    moderator = staff[0]
+    moderation.result_void(game_id=arena_season["bea"], moderator=moderator, reason="shared")
+    assert rows(api.get(f"{BOARD}/classic/arena_points").json()) == [
+        (1, "ann", 164),
+        (2, "dan", 147),
+        (3, "cat", 10),
+    ]
+    as_bea = api.as_user(users["bea"][1])
+    assert as_bea.get(f"{BOARD}/classic/arena_points").json()["me"] is None
+    moderation.result_restore(game_id=arena_season["bea"], moderator=moderator, reason="ok")
+    assert as_bea.get(f"{BOARD}/classic/arena_points").json()["me"]["rank"] == 2

@@ -271,8 +271,9 @@ def test_period_keys_are_utc_iso_weeks_and_calendar_months() -> None:
 
 
 def test_a_board_kept_by_another_projection_is_one_registration(alice, bob) -> None:
-    """The extension point for the arenas' points: a table of per-player, per-period values
-    (here a temporary one) and one ``Metric``; ranking, paging and the caller's row follow."""
+    """The extension point (``arena_points`` uses it over a view): a table of per-player,
+    per-period values (here a temporary one) and one ``Metric``; ranking, paging and the
+    caller's row follow."""
     with connection.cursor() as cursor:
         cursor.execute(
             "CREATE TEMPORARY TABLE points_for_test (scope text, period text, "
@@ -285,11 +286,11 @@ def test_a_board_kept_by_another_projection_is_one_registration(alice, bob) -> N
             )
     metrics.register(
         metrics.Metric(
-            "arena_points",
+            "test_points",
             "points",
             "points_at",
             True,
-            "arena points",
+            "points",
             applies=lambda scope: scope != metrics.DAILY,
             table="points_for_test",
         )
@@ -297,10 +298,10 @@ def test_a_board_kept_by_another_projection_is_one_registration(alice, bob) -> N
     try:
         with clock.frozen(MON):
             board = selectors.board_get(
-                scope="classic", metric="arena_points", period="week", at=None
+                scope="classic", metric="test_points", period="week", at=None
             )
             with pytest.raises(UnknownMetric):
-                selectors.board_get(scope="daily", metric="arena_points", period="all", at=None)
+                selectors.board_get(scope="daily", metric="test_points", period="all", at=None)
         body, cursor = selectors.leaderboard(board, viewer=Viewer.of(alice), after=None, limit=1)
         assert [(row["rank"], row["player"], row["value"]) for row in body["results"]] == [
             (1, "bob", 340)
@@ -312,7 +313,7 @@ def test_a_board_kept_by_another_projection_is_one_registration(alice, bob) -> N
         )
         assert [row["player"] for row in rest["results"]] == ["alice"] and more is None
     finally:
-        del metrics.METRICS["arena_points"]
+        del metrics.METRICS["test_points"]
 
 
 @pytest.mark.parametrize("metric", ["wins", "best_time"])
