@@ -153,7 +153,7 @@ def register(metric: Metric) -> Metric:
 
 
 #: The arenas' relation of ``arena_points``: the view ``games_arena_points`` (migration
-#: ``0011_arena_points_board``) sums ``ContestResult.points`` of the arenas' games, voided
+#: ``0012_arena_points_board``) sums ``ContestResult.points`` of the arenas' games, voided
 #: ones left out, per player, ruleset and period, so it never drifts from the results.
 ARENA_POINTS_VIEW = "games_arena_points"
 

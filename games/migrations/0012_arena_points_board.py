@@ -50,6 +50,6 @@ DROP = "DROP VIEW IF EXISTS games_arena_points"
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0010_rebuild_projections")]
+    dependencies = [("games", "0011_rebuild_projections")]
 
     operations = [migrations.RunSQL(CREATE, DROP)]
