@@ -80,7 +80,7 @@ def _response_for(exc: Exception) -> Response | None:
     if isinstance(exc, exceptions.ParseError):
         return Response(error_body("invalid", fields={"body": [str(messages.MALFORMED_JSON)]}), 400)
     if isinstance(exc, RequestDataTooBig):
-        return Response(messages.too_large_body(), status=413)
+        return Response(messages.too_large_body(current_request_id()), status=413)
     if isinstance(exc, exceptions.Throttled):
         seconds = exc.wait  # type: ignore[attr-defined]  # set in Throttled.__init__
         wait = math.ceil(seconds) if seconds is not None else 1
@@ -138,7 +138,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not _is_api(request):
         return defaults.bad_request(request, exception)
     if isinstance(exception, RequestDataTooBig):
-        return JsonResponse(messages.too_large_body(), status=413)
+        return JsonResponse(messages.too_large_body(current_request_id()), status=413)
     reason = messages.message("invalid")
     return JsonResponse(error_body("invalid", fields={"body": [reason]}), status=400)
 

@@ -81,7 +81,6 @@ BAD_PERIOD_AT = _(
     "Not a period of this kind: YYYY-MM for a month, YYYY-Www for a week, or a day YYYY-MM-DD."
 )
 COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
-AT_MOST = _("At most %(limit)d.")
 START_IN_PAST = _("The start is in the past.")
 START_TOO_FAR = _("The start is more than %(limit)d seconds away.")
 ONE_VALUE = _("Give this parameter once, with a value.")
@@ -95,8 +94,12 @@ def message(code: str, **params: Any) -> str:
     return str(text) % params if params else str(text)
 
 
-def too_large_body() -> dict[str, Any]:
+def too_large_body(request_id: str | None = None) -> dict[str, Any]:
     """The error body of a request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), the same
-    from the transport (``scorpion_server.transport``), the HTTP handler and a view."""
+    from the transport (``scorpion_server.transport``), the HTTP handler and a view (which
+    refuse before the request-id middleware runs, so they pass the ``request_id``)."""
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return {"code": "too_large", "detail": message("too_large", limit=limit)}
+    body: dict[str, Any] = {"code": "too_large", "detail": message("too_large", limit=limit)}
+    if request_id is not None:
+        body["request_id"] = request_id
+    return body

@@ -18,7 +18,7 @@ from django.contrib.auth.password_validation import (
     MinimumLengthValidator,
     get_default_password_validators,
 )
-from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
 
 from games.reads.shapes import Choices, Doc, ErrorBody, Format
@@ -73,6 +73,23 @@ IDEMPOTENCY_KEY = {
 }
 
 
+def limit_parameter(what: str) -> OpenApiParameter:
+    """The ``limit`` of a paged list: 1 to 200 ``what`` a page, 50 by default."""
+    return OpenApiParameter(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+        description=f"{what} a page",
+    )
+
+
+#: The ``cursor`` of a paged list: opaque, made by the server.
+CURSOR_PARAMETER = OpenApiParameter(
+    "cursor",
+    {"type": "string", "minLength": 1},
+    description="from a previous page's next (any other: 400)",
+)
+
+
 def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook: what the serializers check but do not say.
 
@@ -121,6 +138,7 @@ _STRICT_INPUTS = (
     "Credentials",
     "Registration",
     "GameCreate",
+    "RaceCreate",
     "MoveCommand",
     "CellMoveCommand",
     "DealCommand",

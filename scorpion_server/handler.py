@@ -34,6 +34,7 @@ from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from api import messages
+from scorpion_server.observability import request_id_for
 
 
 class BodyTooLarge(Exception):
@@ -54,9 +55,14 @@ class PooledThreadHandler(ASGIHandler):
         try:
             await super().handle(scope, receive, send)
         except BodyTooLarge:  # raised by read_body, before anything was sent
+            incoming = dict(scope.get("headers") or ()).get(b"x-request-id")
+            request_id = request_id_for(incoming.decode("latin-1") if incoming else None)
             response = HttpResponse(
-                json.dumps(messages.too_large_body()), status=413, content_type="application/json"
+                json.dumps(messages.too_large_body(request_id)),
+                status=413,
+                content_type="application/json",
             )
+            response["X-Request-ID"] = request_id
             response["Content-Length"] = str(len(response.content))
             response["Connection"] = "close"
             await self.send_response(response, send)

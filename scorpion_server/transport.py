@@ -27,17 +27,21 @@ from django.conf import settings
 from twisted.internet import reactor  # after daphne's imports, which install its reactor
 
 from api import messages
+from scorpion_server.observability import request_id_for
 
 #: Seconds a refused body is still read (and discarded) so that the client sees the 413.
 LINGER_SECONDS = 5.0
 
 
-def too_large_response() -> bytes:
-    """The raw HTTP answer to a body over the limit (in the API's error shape)."""
-    body = json.dumps(messages.too_large_body()).encode()
+def too_large_response(incoming_id: str | None = None) -> bytes:
+    """The raw HTTP answer to a body over the limit (in the API's error shape), named by the
+    client's ``X-Request-ID`` if it is sane (``scorpion_server.observability``)."""
+    request_id = request_id_for(incoming_id)
+    body = json.dumps(messages.too_large_body(request_id)).encode()
     head = (
         "HTTP/1.1 413 Content Too Large\r\n"
         "Content-Type: application/json\r\n"
+        f"X-Request-ID: {request_id}\r\n"
         f"Content-Length: {len(body)}\r\n"
         "Connection: close\r\n\r\n"
     )
@@ -79,7 +83,8 @@ class LimitedRequest(WebRequest):  # type: ignore[misc]
         self.refused = True
         channel = self.channel
         transport = channel.transport
-        transport.write(too_large_response())
+        incoming = self.requestHeaders.getRawHeaders(b"x-request-id")
+        transport.write(too_large_response(incoming[0].decode("latin-1") if incoming else None))
         channel.dataReceived = _discard
         half_close = getattr(transport, "loseWriteConnection", None)
         if half_close is None:  # a transport that cannot half-close: close it

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import serializers
-from api.schema import errors
+from api.schema import CURSOR_PARAMETER, errors, limit_parameter
 from api.views import callers
 from api.views.games import GamePagination
 from games.reads import presenters, selectors, visibility
@@ -31,8 +31,8 @@ _RACE = OpenApiParameter(
 _ARENA = OpenApiParameter("arena", OpenApiTypes.UUID, OpenApiParameter.PATH)
 _LIST = [
     OpenApiParameter("status", str, enum=["scheduled", "running", "finished"]),
-    OpenApiParameter("limit", int, description="a page: 1..200, default 50"),
-    OpenApiParameter("cursor", str, description="from a previous page's next"),
+    limit_parameter("contests"),
+    CURSOR_PARAMETER,
 ]
 _RACES = ["races"]
 _ARENAS = ["arenas"]
@@ -48,10 +48,9 @@ class ContestPagination(GamePagination):
 
 
 def _page(request: Request, view: APIView, kind: str, render: Any) -> Response:
-    query = serializers.ContestListQuery(data=request.query_params)
-    query.is_valid(raise_exception=True)
+    query = serializers.parse_query(serializers.ContestListQuery, request.query_params)
     rows = selectors.contest_list(
-        kind=kind, viewer=callers.viewer(request), status=query.validated_data.get("status")
+        kind=kind, viewer=callers.viewer(request), status=query.get("status")
     )
     paginator = ContestPagination()
     page = paginator.paginate_queryset(rows, request, view=view) or []

@@ -30,7 +30,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from api import messages, serializers
-from api.schema import IDEMPOTENCY_KEY, SIGNED_IN, errors
+from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
 from games import engine, metrics
 from games.errors import GameNotFound
@@ -147,16 +147,8 @@ class GameListApi(APIView):
             ),
             OpenApiParameter("status", str, enum=list(engine.STATUSES)),
             OpenApiParameter("rules", str, enum=list(engine.RULESETS)),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
-                description="games a page",
-            ),
-            OpenApiParameter(
-                "cursor",
-                {"type": "string", "minLength": 1},
-                description="from a previous page's next (any other: 400)",
-            ),
+            limit_parameter("games"),
+            CURSOR_PARAMETER,
         ],
         responses={200: serializers.GamePageOut, **errors(400)},
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -11,7 +10,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from api import messages, serializers
-from api.schema import errors
+from api.schema import CURSOR_PARAMETER, errors, limit_parameter
 from api.views import callers
 from games.reads import selectors, shapes
 
@@ -51,19 +50,18 @@ class LeaderboardApi(APIView):
             ),
             OpenApiParameter(
                 "at",
-                OpenApiTypes.STR,
+                {"type": "string", "pattern": r"^\d{4}-(\d{2}|W\d{2}|\d{2}-\d{2})$"},
                 description="which month (YYYY-MM) or ISO week (YYYY-Www), or a day "
-                "(YYYY-MM-DD) within it; default: the current one (UTC)",
+                "(YYYY-MM-DD) within it; default: the current one (UTC). A month or week "
+                "that does not exist, or a kind other than the period's, is 400",
             ),
-            OpenApiParameter("limit", int, description="rows a page: 1..200, default 50"),
-            OpenApiParameter("cursor", str, description="from a previous page's next"),
+            limit_parameter("rows"),
+            CURSOR_PARAMETER,
         ],
         responses={200: serializers.LeaderboardOut, **errors(400, 404)},
     )
     def get(self, request: Request, scope: str, metric: str) -> Response:
-        query = serializers.LeaderboardQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
+        data = serializers.parse_query(serializers.LeaderboardQuery, request.query_params)
         try:
             board = selectors.board_get(
                 scope=scope, metric=metric, period=data["period"], at=data.get("at")
