@@ -4,6 +4,7 @@ import pytest
 
 from games.engine import RULESETS, apply, new_game, seeded_deal
 from games.engine.solver import Solution, solve
+from games.engine.solver.search import Search
 from games.engine.state import WON
 
 
@@ -39,3 +40,21 @@ def test_the_state_must_be_of_the_rules() -> None:
     state = new_game(RULESETS["classic"], seeded_deal(RULESETS["classic"], 0))
     with pytest.raises(ValueError):
         solve(RULESETS["easy"], state)
+
+
+def test_lost_never_contradicts_a_search_without_safe_joins() -> None:
+    """On whole deals: every deal proved lost stays unwon for a second search that makes
+    no safe join (bounded, so some of those end unknown, never won); and traditional and
+    open, which differ only in what happens once stuck, win the same deals."""
+    traditional, open_ = RULESETS["traditional"], RULESETS["open"]
+    lost = 0
+    for seed in range(20):
+        state = new_game(traditional, seeded_deal(traditional, seed))
+        solution = solve(traditional, state)
+        other = solve(open_, new_game(open_, seeded_deal(open_, seed)))
+        assert other.verdict == solution.verdict
+        if solution.verdict == "lost":
+            lost += 1
+            verdict, _, _ = Search(traditional, state, safe_joins=False).run(5_000)
+            assert verdict != "won"
+    assert lost >= 10

@@ -80,6 +80,7 @@ _P_EMPTIES = 40
 _P_BUILD = 10
 _P_KING = 5
 _P_DEAL = -1
+_P_BREAKS = -50
 
 
 class Child:
@@ -308,6 +309,8 @@ class Search:
                 priority += _P_FLIP
             elif not b:
                 priority += _P_EMPTIES
+            elif rest[-1] == pile[0] + 1 and pile[0] % 13 != 12:
+                priority += _P_BREAKS  # off its successor: only in easy and double
             new[a] = rest
             dest = columns[t]
             if len(dest) > 1:
