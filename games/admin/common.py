@@ -322,3 +322,35 @@ def ask_void(
         action=action,
         cancel_url=request.get_full_path(),
     )
+
+
+class ResultAdmin(ModerationAdmin):
+    """A page of one row per game's result (a daily's standings, a race's or arena's
+    results): its time, its game, a search by game id, and voiding or restoring the games
+    selected."""
+
+    actions = ["void_results", "restore_results"]
+
+    @admin.display(description="time", ordering="elapsed_ms")
+    def time(self, result: Any) -> str:
+        return elapsed(result.elapsed_ms)
+
+    @admin.display(description="game")
+    def game_short(self, result: Any) -> SafeString | str:
+        return game_link(result.game_id)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        key = as_uuid(search_term)
+        if key is not None:
+            return queryset.filter(game_id=key), False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.action(description="Void the selected results", permissions=["moderate"])
+    def void_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
+        return ask_void(self, request, queryset, void=True, action="void_results")
+
+    @admin.action(description="Restore the selected results", permissions=["moderate"])
+    def restore_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
+        return ask_void(self, request, queryset, void=False, action="restore_results")

@@ -11,19 +11,15 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from games import engine
 from games.admin.common import (
-    ModerationAdmin,
     PlayerBannedFilter,
-    as_uuid,
-    ask_void,
-    elapsed,
-    game_link,
+    ResultAdmin,
     moderator_of,
 )
 from games.dailies import contests
@@ -172,7 +168,7 @@ class ContestAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(ContestResult)
-class ContestResultAdmin(ModerationAdmin):
+class ContestResultAdmin(ResultAdmin):
     list_display = (
         "contest",
         "player",
@@ -190,7 +186,6 @@ class ContestResultAdmin(ModerationAdmin):
     search_fields = ("player__username",)
     search_help_text = "A game id, or (part of) the player's username."
     ordering = ("contest", "player", "round")
-    actions = ["void_results", "restore_results"]
     fields = (
         "contest",
         "player",
@@ -208,27 +203,3 @@ class ContestResultAdmin(ModerationAdmin):
         "joined_at",
     )
     readonly_fields = fields
-
-    @admin.display(description="time", ordering="elapsed_ms")
-    def time(self, result: ContestResult) -> str:
-        return elapsed(result.elapsed_ms)
-
-    @admin.display(description="game")
-    def game_short(self, result: ContestResult) -> SafeString | str:
-        return game_link(result.game_id)
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[ContestResult], search_term: str
-    ) -> tuple[QuerySet[ContestResult], bool]:
-        key = as_uuid(search_term)
-        if key is not None:
-            return queryset.filter(game_id=key), False
-        return super().get_search_results(request, queryset, search_term)
-
-    @admin.action(description="Void the selected results", permissions=["moderate"])
-    def void_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
-        return ask_void(self, request, queryset, void=True, action="void_results")
-
-    @admin.action(description="Restore the selected results", permissions=["moderate"])
-    def restore_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
-        return ask_void(self, request, queryset, void=False, action="restore_results")

@@ -17,16 +17,12 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from games.admin.common import (
-    ModerationAdmin,
     PlayerBannedFilter,
     ReadOnlyAdmin,
+    ResultAdmin,
     SuspiciousFilter,
-    as_uuid,
-    ask_void,
     change_url,
-    elapsed,
     flag_list,
-    game_link,
 )
 from games.dailies.models import DailyChallenge, Standing
 from games.reads import visibility
@@ -109,7 +105,7 @@ class DailyChallengeAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Standing)
-class StandingAdmin(ModerationAdmin):
+class StandingAdmin(ResultAdmin):
     list_display = (
         "challenge",
         "player",
@@ -134,7 +130,6 @@ class StandingAdmin(ModerationAdmin):
     search_fields = ("player__username",)
     search_help_text = "A game id, or (part of) the player's username."
     ordering = ("-challenge", "elapsed_ms")
-    actions = ["void_results", "restore_results"]
     fields = (
         "challenge",
         "player",
@@ -154,30 +149,6 @@ class StandingAdmin(ModerationAdmin):
     )
     readonly_fields = fields
 
-    @admin.display(description="time", ordering="elapsed_ms")
-    def time(self, standing: Standing) -> str:
-        return elapsed(standing.elapsed_ms)
-
     @admin.display(description="review flags")
     def review(self, standing: Standing) -> SafeString | str:
         return flag_list(standing)
-
-    @admin.display(description="game")
-    def game_short(self, standing: Standing) -> SafeString | str:
-        return game_link(standing.game_id)
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Standing], search_term: str
-    ) -> tuple[QuerySet[Standing], bool]:
-        key = as_uuid(search_term)
-        if key is not None:
-            return queryset.filter(game_id=key), False
-        return super().get_search_results(request, queryset, search_term)
-
-    @admin.action(description="Void the selected results", permissions=["moderate"])
-    def void_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
-        return ask_void(self, request, queryset, void=True, action="void_results")
-
-    @admin.action(description="Restore the selected results", permissions=["moderate"])
-    def restore_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
-        return ask_void(self, request, queryset, void=False, action="restore_results")
