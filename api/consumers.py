@@ -367,7 +367,32 @@ class StandingsFeed:
                 await watcher.deliver(revision, text)
 
 
-class ChallengeConsumer(ClientFrames):
+class StandingsWatcher(ClientFrames):
+    """A watcher of a race's standings (a daily's, a race's or an arena's), fed by a
+    process-wide feed (:class:`StandingsFeed`) and, while the channel layer is down, by the
+    relay. Each delivery carries the standings' revision, so standings read earlier but
+    delivered later never replace newer ones."""
+
+    group: str | None = None
+    feed: Any = None
+    revision = -1
+
+    async def deliver(self, revision: int, text: str) -> None:
+        """Send standings unless newer ones were sent already."""
+        if revision < self.revision:
+            return
+        self.revision = revision
+        await self.send(text_data=text)
+
+    async def disconnect(self, code: int) -> None:
+        relay.remove_watcher(self)
+        if self.feed is not None:
+            self.feed.leave(self)
+            self.feed = None
+        await leave(self)
+
+
+class ChallengeConsumer(StandingsWatcher):
     """Watch a daily challenge's race: its standings first, then after every change.
 
     Commands only announce a change (a tiny group message); the process's
@@ -378,9 +403,7 @@ class ChallengeConsumer(ClientFrames):
 
     kind = "challenge"
     date: Any = None
-    group: str | None = None
     feed: StandingsFeed | None = None
-    revision = -1
 
     async def connect(self) -> None:
         await self.accept()
@@ -402,13 +425,6 @@ class ChallengeConsumer(ClientFrames):
     def _open(self) -> Any:
         return selectors.challenge_get(self.scope["url_route"]["kwargs"]["date"]).date
 
-    async def deliver(self, revision: int, text: str) -> None:
-        """Send standings unless newer ones were sent already."""
-        if revision < self.revision:
-            return
-        self.revision = revision
-        await self.send(text_data=text)
-
     async def standings_changed(self, message: dict[str, Any]) -> None:
         if self.feed is not None:
             self.feed.changed()
@@ -417,10 +433,3 @@ class ChallengeConsumer(ClientFrames):
         """A ping also brings standings a dropped announcement left stale."""
         if self.feed is not None:
             self.feed.changed()
-
-    async def disconnect(self, code: int) -> None:
-        relay.remove_watcher(self)
-        if self.feed is not None:
-            self.feed.leave(self)
-            self.feed = None
-        await leave(self)

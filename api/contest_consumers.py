@@ -20,7 +20,12 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from api.consumers import ClientFrames, StandingsFeed, close_code_for, keep_membership, leave
+from api.consumers import (
+    StandingsFeed,
+    StandingsWatcher,
+    close_code_for,
+    keep_membership,
+)
 from games import clock
 from games.errors import DomainError
 from games.live import publish
@@ -175,13 +180,11 @@ def countdown(look: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class ContestConsumer(ClientFrames):
+class ContestConsumer(StandingsWatcher):
     """Watch a race (``/ws/races/{id or code}/``) or an arena (``/ws/arenas/{id}/``)."""
 
     kind = "race"
-    group: str | None = None
     feed: ContestFeed | None = None
-    revision = -1
 
     async def connect(self) -> None:
         await self.accept()
@@ -219,13 +222,6 @@ class ContestConsumer(ClientFrames):
             feed.phase = look["phase"]
             feed.arm(look)
 
-    async def deliver(self, revision: int, text: str) -> None:
-        """Send standings unless newer ones were sent already."""
-        if revision < self.revision:
-            return
-        self.revision = revision
-        await self.send(text_data=text)
-
     async def standings_changed(self, message: dict[str, Any]) -> None:
         if self.feed is not None:
             self.feed.applied(message.get("result"))
@@ -239,13 +235,6 @@ class ContestConsumer(ClientFrames):
         if self.feed is not None:
             self.feed.changed()
             self.feed.tick_soon()
-
-    async def disconnect(self, code: int) -> None:
-        relay.remove_watcher(self)
-        if self.feed is not None:
-            self.feed.leave(self)
-            self.feed = None
-        await leave(self)
 
 
 class RaceConsumer(ContestConsumer):
