@@ -5,7 +5,7 @@ import pytest
 from games.engine import RULESETS, apply, new_game, seeded_deal
 from games.engine.solver import Solution, solve
 from games.engine.solver.search import Search
-from games.engine.state import WON
+from games.engine.state import WON, position
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
@@ -58,3 +58,33 @@ def test_lost_never_contradicts_a_search_without_safe_joins() -> None:
             verdict, _, _ = Search(traditional, state, safe_joins=False).run(5_000)
             assert verdict != "won"
     assert lost >= 10
+
+
+def test_a_run_completed_in_place_leaves_by_a_whole_column_move() -> None:
+    """Found by a two-suit cross-check: hearts end as one run at the bottom of a column
+    (completed there by a pile that carried more cards, later moved away). Where runs
+    leave from the destination, only moving that whole column into an empty one takes
+    it off the table; the solver once never tried it and called this won deal lost."""
+    classic = RULESETS["classic"]
+    state = position(
+        classic,
+        columns=[
+            [5, 4],
+            [],
+            [12, 0, 14, 10, 9, 13],
+            [],
+            [],
+            [25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 8, 7, 6, 1],
+            [],
+        ],
+        down=[0, 0, 3, 0, 0, 0, 0],
+        reserve=[11, 2, 3],
+        cells=[],
+        removed=[2, 3],
+    )
+    solution = solve(classic, state, budget=10**6)
+    assert solution.verdict == "won"
+    after = state
+    for action in solution.line:
+        after = apply(after, action)[0]
+    assert after.status == WON

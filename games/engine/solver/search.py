@@ -17,7 +17,9 @@ left out. Every shortcut, and why it is sound:
    sent to one empty column outside the reserve's, and to each empty column of the
    reserve's (where a different card will land): the others give the same key.
 3. **A whole column into an empty one** only renumbers columns; it is tried only before
-   the deal and only when it changes which column the reserve lands on.
+   the deal and only when it changes which column the reserve lands on, or (where runs
+   leave from the destination) when the column is one complete run, which the move takes
+   off the table.
 4. **The repetition rule** (``traditional``, ``open``) needs no history. In those rulesets
    (one deck, same suit, a King only on an empty column) every move that counts raises a
    measure that never falls: the same-suit pairs that sit on each other (a card can only
@@ -43,6 +45,15 @@ left out. Every shortcut, and why it is sound:
    condition on X+1's column matters: without it, a card under X+1 may need to go onto a
    card of the pile that the join buried above it, and the join throws the win away.
 
+6. **Locks** (the same rulesets as shortcut 5). Each card X that does not sit on its
+   successor must at some time leave the card it sits on, and (Kings aside) only onto X+1:
+   so the card V sitting on X+1, if not X, must leave X+1 first, and a card sitting on its
+   own predecessor must leave it before the predecessor can move. When these
+   "must leave before" relations form a cycle, no line of play wins. A move never adds such
+   a relation (a card only ever lands on its successor or, a King, on an empty column);
+   only the deal does. So the root is checked once, and a deal that makes a cycle is not
+   searched.
+
 Nothing else is pruned: every other legal move is searched. Moves are only *ordered*
 (runs that leave first, then cards turned up, columns emptied, builds, and the deal last).
 """
@@ -64,7 +75,12 @@ Cells = tuple[int, ...]  # a card, or -1 for an empty cell
 Verdict = Literal["won", "lost", "unknown"]
 
 _NO_CARD = -1
+_IN_CELL = 64
+_NOWHERE = 255
+_KINGS = (12, 25, 38, 51)
 _RUN_BYTES = tuple(bytes(run) for run in RUNS)
+#: A column that holds one run, face-up, and nothing else.
+_RUN_COLUMNS = frozenset(b"\x00" + run for run in _RUN_BYTES)
 _SAME_SUIT_TARGETS: tuple[tuple[int, ...], ...] = tuple(
     (card + 1,) if card % 13 != 12 else () for card in range(52)
 )
@@ -86,7 +102,7 @@ _P_BREAKS = -50
 class Child:
     """A position reached by ``steps`` from its parent, and how promising it looks."""
 
-    __slots__ = ("cells", "columns", "dealt", "priority", "removed", "steps", "won")
+    __slots__ = ("cells", "columns", "dealt", "priority", "removed", "steps", "where", "won")
 
     def __init__(
         self,
@@ -97,6 +113,7 @@ class Child:
         removed: int,
         won: bool,
         priority: int,
+        where: bytes = b"",
     ) -> None:
         self.steps = steps
         self.columns = columns
@@ -105,6 +122,9 @@ class Child:
         self.removed = removed
         self.won = won
         self.priority = priority
+        #: Where each card is (one deck only): its column, ``_IN_CELL + n`` for cell n, or
+        #: ``_NOWHERE`` (the reserve, or gone).
+        self.where = where
 
 
 class Search:
@@ -124,13 +144,12 @@ class Search:
         self.reserve_columns = frozenset(rules.reserve_to)
         self.other_columns = tuple(c for c in range(count) if c not in self.reserve_columns)
         self.has_cells = bool(rules.cells)
-        # Shortcut 5: joining a card to its successor is safe (one deck, same suit) once
-        # no deal can come between the join and the moment the line would make it.
-        self.joins_safe = (
-            safe_joins and rules.decks == 1 and rules.same_suit and rules.king_only_on_empty
-        )
+        # Shortcuts 5 and 6 hold in the rulesets with one deck, same-suit building and only
+        # Kings into empty columns.
+        self.one_place = rules.decks == 1 and rules.same_suit and rules.king_only_on_empty
+        self.joins_safe = safe_joins and self.one_place
+        self.locks_checked = safe_joins and self.one_place
         self.anchored_cache: dict[bytes, bool] = {}
-        self.joins_safe_before_deal = not rules.deal_any_time
         if rules.repeats_are_not_moves:
             # Shortcut 4 above holds only for these rules.
             assert rules.same_suit and rules.decks == 1 and rules.king_only_on_empty
@@ -141,6 +160,8 @@ class Search:
         cells: Cells = tuple(_NO_CARD if c is None else c for c in state.cells)
         removed = len(state.removed)
         self.root = Child((), columns, cells, not state.reserve, removed, False, 0)
+        if self.one_place:
+            self.root.where = _places(list(columns), cells)
         self.root.won = self.won(list(columns), removed)
 
     # --- the position's key ----------------------------------------------------------
@@ -196,8 +217,11 @@ class Search:
 
     # --- successors --------------------------------------------------------------------
 
-    def moves(self, columns: Columns, cells: Cells, dealt: bool) -> tuple[list[Step], bool]:
+    def moves(self, node: Child) -> tuple[list[Step], bool]:
         """The moves worth searching (shortcuts 2 and 3), and whether any move counts."""
+        if self.one_place:
+            return self.one_place_moves(node)
+        columns, cells, dealt = node.columns, node.cells, node.dealt
         targets = self.targets
         tops: dict[int, list[int]] = {}
         empty_reserve: list[int] = []
@@ -233,6 +257,10 @@ class Search:
                         for t in empties:
                             steps.append((0, s, i, t))
                         progress = True
+                    elif self.whole_ok and self.mode == "destination" and col in _RUN_COLUMNS:
+                        # A whole column that is one run: the move takes it off the table.
+                        steps.append((0, s, i, empties[0]))
+                        progress = True
                     elif self.whole_ok and before_deal:
                         # A whole column: only where it changes the reserve's landing.
                         for t in empty_reserve:
@@ -251,6 +279,59 @@ class Search:
                 for t in empties:
                     steps.append((1, n, t, 0))
                 progress = True
+        return steps, progress
+
+    def one_place_moves(self, node: Child) -> tuple[list[Step], bool]:
+        """:meth:`moves` where every card has one place to go (one deck, same suit, only
+        Kings into empty columns): the predecessor of each column's top, found through
+        ``node.where``, and the Kings that can go into an empty column."""
+        columns = node.columns
+        where = node.where
+        before_deal = not node.dealt and bool(self.reserve_to)
+        reserve_columns = self.reserve_columns
+        steps: list[Step] = []
+        empty_reserve: list[int] = []
+        empty_other = -1
+        for t, col in enumerate(columns):
+            if len(col) > 1:
+                top = col[-1]
+                if top % 13:
+                    c = where[top - 1]
+                    if c < _IN_CELL:
+                        if c != t:
+                            src = columns[c]
+                            i = src.index(top - 1, 1) - 1
+                            if i >= src[0]:
+                                steps.append((0, c, i, t))
+                    elif c != _NOWHERE:
+                        steps.append((1, c - _IN_CELL, t, 0))
+            elif before_deal and t in reserve_columns:
+                empty_reserve.append(t)
+            elif empty_other < 0:
+                empty_other = t
+        progress = bool(steps)
+        if empty_other >= 0 or empty_reserve:
+            empties = empty_reserve + [empty_other] if empty_other >= 0 else empty_reserve
+            for king in _KINGS:
+                c = where[king]
+                if c < _IN_CELL:
+                    col = columns[c]
+                    i = col.index(king, 1) - 1
+                    if i < col[0]:
+                        continue
+                    if i:
+                        steps.extend((0, c, i, t) for t in empties)
+                        progress = True
+                    elif self.whole_ok and self.mode == "destination" and col in _RUN_COLUMNS:
+                        steps.append((0, c, 0, empties[0]))
+                        progress = True
+                    elif self.whole_ok and before_deal:
+                        steps.extend((0, c, 0, t) for t in empty_reserve if t != c)
+                        if c in reserve_columns and empty_other >= 0:
+                            steps.append((0, c, 0, empty_other))
+                elif c != _NOWHERE:
+                    steps.extend((1, c - _IN_CELL, t, 0) for t in empties)
+                    progress = True
         return steps, progress
 
     def anchored(self, col: bytes) -> bool:
@@ -275,20 +356,23 @@ class Search:
 
     def children(self, node: Child) -> list[Child]:
         """Every successor worth searching, most promising first; a safe join alone
-        (shortcut 5) when there is one."""
+        (shortcut 5) when there is one, and no deal that locks the game (shortcut 6)."""
         columns = node.columns
-        steps, progress = self.moves(columns, node.cells, node.dealt)
-        if self.joins_safe and (node.dealt or self.joins_safe_before_deal):
+        steps, progress = self.moves(node)
+        if self.joins_safe and (node.dealt or not self.any_time):
             for step in steps:
-                if step[0] == 0:
-                    dest = columns[step[3]]
-                    if len(dest) > 1 and self.anchored(dest):
+                if step[0] == 1:
+                    if len(columns[step[2]]) > 1:
                         return [self.play(node, step)]
-                elif len(columns[step[2]]) > 1:
+                    continue
+                dest = columns[step[3]]
+                if len(dest) > 1 and self.anchored(dest):
                     return [self.play(node, step)]
         kids = [self.play(node, step) for step in steps]
         if not node.dealt and self.reserve and (self.any_time or not progress):
-            kids.append(self.deal(node))
+            dealt = self.deal(node)
+            if not (self.locks_checked and locked(dealt.columns)):
+                kids.append(dealt)
         kids.sort(key=_priority, reverse=True)
         return kids
 
@@ -329,9 +413,18 @@ class Search:
         runs = self.settle(new, self.checked(t, len(new)))
         removed = node.removed + runs
         priority += runs * _P_RUN
-        return Child(
+        child = Child(
             (step,), tuple(new), cells, node.dealt, removed, self.won(new, removed), priority
         )
+        if self.one_place:
+            if runs:
+                child.where = _places(new, cells)
+            else:
+                where = bytearray(node.where)
+                for card in new[t][len(columns[t]) :]:
+                    where[card] = t
+                child.where = bytes(where)
+        return child
 
     def deal(self, node: Child) -> Child:
         new = list(node.columns)
@@ -352,6 +445,7 @@ class Search:
             removed,
             self.won(new, removed),
             _P_DEAL + runs * _P_RUN,
+            _places(new, node.cells) if self.one_place else b"",
         )
 
     # --- the search --------------------------------------------------------------------
@@ -363,6 +457,8 @@ class Search:
         nodes = 1
         if root.won:
             return "won", tuple(_action(step) for step in path), nodes
+        if self.locks_checked and locked(root.columns):
+            return "lost", (), nodes
         key = self.key
         seen = {key(root.columns, root.cells, root.dealt)}
         stack: list[tuple[list[Child], int, int]] = [(self.children(root), 0, len(path))]
@@ -402,6 +498,61 @@ class Search:
                     seen.add(k)
                     todo.append(child)
         return seen
+
+
+def locked(columns: Columns) -> bool:
+    """Whether the cards of ``columns`` hold a lock (shortcut 6): a cycle of cards each of
+    which must leave the card it sits on before the next can."""
+    under = [-2] * 52  # -2: not in a column, -1: at the bottom of one
+    for col in columns:
+        below = -1
+        for card in col[1:]:
+            under[card] = below
+            below = card
+    after: list[tuple[int, ...]] = [()] * 52
+    for card in range(52):
+        u = under[card]
+        if u < 0 or (card % 13 != 12 and u == card + 1):
+            continue  # not on a card, or on its successor: it never has to leave
+        edges: tuple[int, ...] = ()
+        if u % 13 and under[u - 1] != -2:
+            edges = (u - 1,)  # must leave its card to come onto u, after this one left u
+        if card % 13 and u == card - 1:
+            edges += (u,)  # sits on its own predecessor, which cannot leave from under it
+        after[card] = edges
+    state = [0] * 52  # 0 unseen, 1 on the current path, 2 done
+    for start in range(52):
+        if state[start] or not after[start]:
+            continue
+        state[start] = 1
+        path = [(start, 0)]
+        while path:
+            card, at = path[-1]
+            edges = after[card]
+            if at < len(edges):
+                path[-1] = (card, at + 1)
+                nxt = edges[at]
+                if state[nxt] == 1:
+                    return True
+                if state[nxt] == 0:
+                    state[nxt] = 1
+                    path.append((nxt, 0))
+            else:
+                state[card] = 2
+                path.pop()
+    return False
+
+
+def _places(columns: list[bytes], cells: Cells) -> bytes:
+    """The ``where`` of :class:`Child` for a position of one deck."""
+    where = bytearray([_NOWHERE]) * 52
+    for c, col in enumerate(columns):
+        for card in col[1:]:
+            where[card] = c
+    for n, card in enumerate(cells):
+        if card >= 0:
+            where[card] = _IN_CELL + n
+    return bytes(where)
 
 
 def _priority(child: Child) -> int:
