@@ -398,6 +398,7 @@ class RaceStandingBody(TypedDict):
     rank: int
     player: str
     won: Annotated[int, Doc("deals won")]
+    unaided: Annotated[int, Doc("deals won without a hint (they rank first)")]
     finished: Annotated[int, Doc("deals finished (won, lost or resigned)")]
     sequences: int
     revealed: int
@@ -406,6 +407,7 @@ class RaceStandingBody(TypedDict):
     elapsed_ms: Annotated[
         int | None, Doc("from the race's start to the racer's last win; null with no win")
     ]
+    hints: Annotated[int, Doc("hints the racer was shown, over all their deals")]
 
 
 class ArenaStandingBody(TypedDict):
@@ -415,6 +417,7 @@ class ArenaStandingBody(TypedDict):
     played: Annotated[int, Doc("deals dealt to the player")]
     won: int
     sequences: int
+    hints: Annotated[int, Doc("hints the player was shown, over all their deals")]
 
 
 class RaceStandingsBody(TypedDict):
