@@ -395,10 +395,13 @@ class ArenaBody(TypedDict):
 
 
 class RaceStandingBody(TypedDict):
+    """A racer's totals over their deals, ranked by most deals won, then most won without a
+    hint, then the earliest last win (docs/api.md#race-standings)."""
+
     rank: int
     player: str
     won: Annotated[int, Doc("deals won")]
-    unaided: Annotated[int, Doc("deals won without a hint (they rank first)")]
+    unaided: Annotated[int, Doc("of the deals won, those won without a hint (more rank first)")]
     finished: Annotated[int, Doc("deals finished (won, lost or resigned)")]
     sequences: int
     revealed: int
@@ -411,6 +414,9 @@ class RaceStandingBody(TypedDict):
 
 
 class ArenaStandingBody(TypedDict):
+    """A player's totals over their deals of an arena, ranked by most points (a win with
+    hints scores less), then most wins (docs/api.md#arena-standings)."""
+
     rank: int
     player: str
     points: int
