@@ -142,3 +142,22 @@ def _flush_past_append_only_triggers():
     DatabaseOperations.execute_sql_flush = execute_sql_flush
     yield
     DatabaseOperations.execute_sql_flush = original
+
+
+@pytest.fixture(scope="session")
+def winning_line():
+    """``winning_line(rules, seed)``: the commands that win that seeded deal, as the solver
+    finds them with every card known, or ``None`` when it finds none within a small budget.
+    For tests that need a contest's secret deal won (``wasp`` deals are won 85% of the
+    time, docs/solvability.md): they make contests until one's deals are won."""
+    from games import engine
+    from games.engine.solver import solve
+
+    def line(rules: str, seed: int) -> list[dict[str, object]] | None:
+        ruleset = engine.RULESETS[rules]
+        found = solve(ruleset, engine.new_game(ruleset, engine.seeded_deal(ruleset, seed)), 20_000)
+        if found.verdict != "won":
+            return None
+        return [engine.action_to_command(action) for action in found.line]
+
+    return line

@@ -331,6 +331,7 @@ def result_fields(stream: streams.Stream) -> dict[str, Any]:
         "finished_at": stream.finished_at,
         "points": arenas.stream_points(stream),
         "version": stream.version,
+        "hints": stream.hints,
         "voided": stream.voided,
         "joined_at": stream.created_at,
     }
@@ -350,6 +351,7 @@ RESULT_COLUMNS = (
     "finished_at",
     "points",
     "version",
+    "hints",
     "voided",
     "joined_at",
 )
@@ -375,6 +377,7 @@ def result_message(stream: streams.Stream) -> dict[str, Any]:
         "finished_ms": _ms(row["finished_at"]),
         "points": row["points"],
         "version": row["version"],
+        "hints": row["hints"],
         "voided": row["voided"],
     }
 
@@ -385,10 +388,13 @@ class Board:
     one game at a time.
 
     Who counts: results not voided, of players not banned. A race ranks every racer who
-    joined (those who never opened a deal with zeros), by most deals won, the earliest
-    last win, then most sequences, revealed cards and score, then who joined first. An
-    arena ranks every player with a deal that counts, by most points, then most wins, then
-    who entered first.
+    joined (those who never opened a deal with zeros), by most deals won, then most deals
+    won without a hint (``unaided``: as the daily standings rank an unaided win before a
+    win with hints, whatever the times), then the earliest last win, then most sequences,
+    revealed cards and score, then who joined first; ``hints`` is the racer's total over
+    their deals. An arena ranks every player with a deal that counts, by most points (a
+    win with hints scores less, ``games.dailies.arenas``), then most wins, then who entered
+    first.
 
     :func:`load_board` reads it (two queries, no ranking in SQL); :meth:`apply` takes one
     game's new result (each result carries its game's version, so an older or repeated
@@ -417,10 +423,11 @@ class Board:
         self._stale.add(player)
 
     def apply(self, row: dict[str, Any]) -> bool:
-        """Take one game's result; ``False`` when its player is not known here (the board
-        must be read again)."""
+        """Take one game's result; ``False`` when its player is not known here, or when it
+        carries no ``hints`` (a server not upgraded yet published it, during a rolling
+        upgrade): the board must be read again."""
         player = row["player"]
-        if player not in self.entrants:
+        if player not in self.entrants or "hints" not in row:
             return False
         old = self.results.get(row["game"])
         if old is not None and old["version"] >= row["version"]:
@@ -440,22 +447,27 @@ class Board:
             self._keys.pop(player, None)
             self._json.pop(player, None)
             return
+        hints = sum(row["hints"] for row in rows)
         if self.race:
             last_win = max((row["finished_ms"] or 0 for row in won), default=None)
+            unaided = sum(row["hints"] == 0 for row in won)
             revealed = sum(row["revealed"] for row in rows)
             score = sum(row["score"] for row in rows)
             entry_json: dict[str, Any] = {
                 "player": name,
                 "won": len(won),
+                "unaided": unaided,
                 "finished": sum(row["status"] != "playing" for row in rows),
                 "sequences": sequences,
                 "revealed": revealed,
                 "score": score,
                 "moves": sum(row["moves"] for row in rows),
                 "elapsed_ms": None if last_win is None else last_win - self.starts_ms,
+                "hints": hints,
             }
             key: tuple[Any, ...] = (
                 -len(won),
+                -unaided,
                 last_win if last_win is not None else float("inf"),
                 -sequences,
                 -revealed,
@@ -471,6 +483,7 @@ class Board:
                 "played": len(rows),
                 "won": len(won),
                 "sequences": sequences,
+                "hints": hints,
             }
             key = (-points, -len(won), joined_ms, entry)
         self._keys[player] = key
@@ -499,7 +512,7 @@ LEFT JOIN games_player p ON p.user_id = e.player_id
 WHERE e.contest_id = %s"""
 _RESULTS = """
 SELECT game_id, player_id, round, status, moves, score, sequences, revealed, finished_at,
-       points, version, voided
+       points, version, hints, voided
 FROM games_contest_result WHERE contest_id = %s"""
 
 
@@ -513,7 +526,7 @@ def load_board(contest: Contest) -> Board:
         cursor.execute(_RESULTS, [contest.id])
         for game, *values in cursor.fetchall():
             (player, round_, status, moves, score, sequences, revealed, finished_at) = values[:8]
-            points, version, voided = values[8:]
+            points, version, hints, voided = values[8:]
             board.apply(
                 {
                     "game": str(game),
@@ -527,6 +540,7 @@ def load_board(contest: Contest) -> Board:
                     "finished_ms": _ms(finished_at),
                     "points": points,
                     "version": version,
+                    "hints": hints,
                     "voided": voided,
                 }
             )

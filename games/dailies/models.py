@@ -201,6 +201,10 @@ class ContestResult(models.Model):
     points = models.IntegerField(default=0)
     #: The game's version: the sum over a contest orders its standings frames.
     version = models.PositiveIntegerField()
+    #: Hints shown to the player in this game (``hinted`` events): a race ranks unaided wins
+    #: first, and an arena's aided win scores less (``games.dailies.arenas``). The database
+    #: default lets a server that does not write it yet insert rows during an upgrade.
+    hints = models.PositiveIntegerField(default=0, db_default=0)
     voided = models.BooleanField(default=False)
     joined_at = models.DateTimeField()
 

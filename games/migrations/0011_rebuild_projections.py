@@ -2,12 +2,21 @@
 ``board`` holds every card since 0007), daily standings, contest results and the
 leaderboards (0008, 0009, 0010).
 
-The projections are computed by the current projection code, so this step must stay the
-last migration that the tables it writes depend on: a later migration that changes a
-projected table moves it after itself (``tests/games/test_boards_migration.py`` upgrades a
-database from 0006 and fails otherwise)."""
+The projections are computed by the current projection code, so the tables it writes must
+have, when this step runs, every column that code writes. Deployments applied this step
+long ago, so it cannot move after later changes of those tables; instead a later migration
+that adds a column to a projected table adds it here first, with the same idempotent
+statement, and fills it itself in SQL for the deployments that ran this step before
+(``0013_contest_result_hints``: ``games_contest_result.hints``).
+``tests/games/test_boards_migration.py`` upgrades databases with games from 0006, 0010 and
+0012, and fails otherwise."""
+
+import importlib
 
 from django.db import migrations
+
+#: The columns the projection code writes that later migrations add (ADD … IF NOT EXISTS).
+LATER = importlib.import_module("games.migrations.0013_contest_result_hints")
 
 
 def rebuild(apps, schema_editor):
@@ -21,4 +30,7 @@ def rebuild(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [("games", "0010_solver_integration")]
 
-    operations = [migrations.RunPython(rebuild, migrations.RunPython.noop)]
+    operations = [
+        migrations.RunSQL(LATER.ADD_COLUMN, LATER.DROP_COLUMN),
+        migrations.RunPython(rebuild, migrations.RunPython.noop),
+    ]

@@ -395,9 +395,13 @@ class ArenaBody(TypedDict):
 
 
 class RaceStandingBody(TypedDict):
+    """A racer's totals over their deals, ranked by most deals won, then most won without a
+    hint, then the earliest last win (docs/api.md#race-standings)."""
+
     rank: int
     player: str
     won: Annotated[int, Doc("deals won")]
+    unaided: Annotated[int, Doc("of the deals won, those won without a hint (more rank first)")]
     finished: Annotated[int, Doc("deals finished (won, lost or resigned)")]
     sequences: int
     revealed: int
@@ -406,15 +410,20 @@ class RaceStandingBody(TypedDict):
     elapsed_ms: Annotated[
         int | None, Doc("from the race's start to the racer's last win; null with no win")
     ]
+    hints: Annotated[int, Doc("hints the racer was shown, over all their deals")]
 
 
 class ArenaStandingBody(TypedDict):
+    """A player's totals over their deals of an arena, ranked by most points (a win with
+    hints scores less), then most wins (docs/api.md#arena-standings)."""
+
     rank: int
     player: str
     points: int
     played: Annotated[int, Doc("deals dealt to the player")]
     won: int
     sequences: int
+    hints: Annotated[int, Doc("hints the player was shown, over all their deals")]
 
 
 class RaceStandingsBody(TypedDict):

@@ -277,8 +277,9 @@ class ResultRestored:
 
 @dataclass(frozen=True, slots=True)
 class Hinted:
-    """The player of a race (a daily challenge still open) was shown a hint: a fact of the
-    game, counted in the standings. ``move`` is the command it suggested (``None``: none),
+    """The player of a race (a daily challenge still open, a race or an arena still
+    running) was shown a hint: a fact of the game, counted in the standings and results
+    (unaided wins rank first). ``move`` is the command it suggested (``None``: none),
     ``source`` what chose it (``solver``, ``heuristic`` or ``none``). Computed from the
     player's view, so it names no hidden card. It does not touch the board."""
 

@@ -525,8 +525,8 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
     player's view only (``selectors.game_advice``).
 
     In a race (a daily challenge whose day is open, a running race or arena) a hint the owner
-    asks for is a fact of the game: a ``hinted`` event is appended (a daily's standings count
-    it), once per position
+    asks for is a fact of the game: a ``hinted`` event is appended (a daily's standings and a
+    race's or arena's results count it, and rank unaided wins first), once per position
     (asking again before anything else happens records nothing more). Anyone else's hint,
     staff's included, records nothing."""
     owner_asks = viewer is not None and viewer.pk == game.owner_id

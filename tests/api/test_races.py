@@ -15,7 +15,7 @@ import pytest
 
 from games import clock
 from games.dailies import secrets
-from games.dailies.models import Contest, Entrant
+from games.dailies.models import Contest, ContestResult, Entrant
 from games.writes import contests as services
 
 pytestmark = pytest.mark.django_db
@@ -269,9 +269,10 @@ def test_arena_points_are_one_figure_wherever_they_are_read(now, alice) -> None:
     game, _ = services.arena_play(arena=arena, player=user)
     now.move(seconds=20)
     done = game_services.game_command(game_id=game.game_id, actor=user, command={"type": "resign"})
+    assert done.summary.status == "resigned"
     stored = ContestResult.objects.get(game_id=game.game_id).points
     stream = streams.load(game.game_id)
-    assert arenas.arena_points(done.summary) == arenas.stream_points(stream) == stored == 0
+    assert arenas.stream_points(stream) == stored == 0
     # A win 150 s after the deal's start: 100, plus 50 less one point a 15 s.
     win = json.loads(
         (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
@@ -281,10 +282,127 @@ def test_arena_points_are_one_figure_wherever_they_are_read(now, alice) -> None:
     for command in win["actions"]:
         last = game_services.game_command(game_id=won.game_id, actor=user, command=command)
     assert last.summary.status == "won"
-    assert arenas.arena_points(last.summary) == arenas.stream_points(last.stream) == 140
+    assert arenas.stream_points(last.stream) == 140
     assert arenas.POINTS_TABLE == {
         "win": 100,
         "speed_bonus": 50,
         "speed_step_seconds": 15,
+        "aided_win": 80,
         "sequence": 10,
     }
+
+
+# --- hints: unaided wins rank first --------------------------------------------------------------
+
+
+def won_contest(make: Any, rules: str, rounds: int, winning_line: Any) -> tuple[Any, list[Any]]:
+    """A contest made by ``make()`` whose first ``rounds`` secret deals the solver wins
+    (contests are made until one's are), with the winning commands of each deal."""
+    for _attempt in range(30):
+        contest = make()
+        key = contest["id"] if isinstance(contest, dict) else contest.id
+        lines = [winning_line(rules, secrets.contest_seed(key, n)) for n in range(1, rounds + 1)]
+        if None not in lines:
+            return contest, lines
+    raise AssertionError("no contest with won deals in 30 tries")
+
+
+def play(client: Any, game: str, commands: list[dict[str, Any]]) -> dict[str, Any]:
+    for command in commands:
+        answer = client.post(f"/api/v1/games/{game}/commands", command)
+        assert answer.status_code == 201, answer.content
+    return answer.json()["game"]
+
+
+def hint(client: Any, game: str) -> None:
+    answer = client.get(f"/api/v1/games/{game}/hint")
+    assert answer.status_code == 200 and answer.json()["recorded"] is True, answer.content
+
+
+def test_a_race_ranks_unaided_wins_first_and_shows_the_hints(
+    now, as_alice, as_bob, api, player, winning_line
+):
+    """Alice wins both deals first, with two hints in the first; Bob wins both later,
+    unaided: he ranks first. Carol wins one deal, unaided and first of all: most deals won
+    still comes before everything else."""
+    race, lines = won_contest(
+        lambda: make_race(as_alice, rules="wasp", deals=2), "wasp", 2, winning_line
+    )
+    _, carol_token = player("carol")
+    as_carol = api.as_user(carol_token)
+    for client in (as_bob, as_carol):
+        assert client.post(f"/api/v1/races/{race['code']}/join").status_code == 201
+    now.move(seconds=60)
+    games = {
+        name: [g["id"] for g in client.post(f"/api/v1/races/{race['id']}/games").json()["results"]]
+        for name, client in (("alice", as_alice), ("bob", as_bob), ("carol", as_carol))
+    }
+    now.move(seconds=5)
+    play(as_carol, games["carol"][0], lines[0])
+    now.move(seconds=5)
+    hint(as_alice, games["alice"][0])
+    play(as_alice, games["alice"][0], lines[0][:3])
+    hint(as_alice, games["alice"][0])
+    assert play(as_alice, games["alice"][0], lines[0][3:])["status"] == "won"
+    now.move(seconds=5)
+    play(as_alice, games["alice"][1], lines[1])
+    now.move(seconds=60)
+    play(as_bob, games["bob"][0], lines[0])
+    play(as_bob, games["bob"][1], lines[1])
+    hint(as_carol, games["carol"][1])  # hints in a deal not won rank nothing
+
+    standings = api.get(f"/api/v1/races/{race['id']}/standings").json()
+    assert standings["status"] == "running"
+    assert [
+        (r["rank"], r["player"], r["won"], r["unaided"], r["hints"], r["elapsed_ms"])
+        for r in standings["results"]
+    ] == [
+        (1, "bob", 2, 2, 0, 75_000),
+        (2, "alice", 2, 1, 2, 15_000),
+        (3, "carol", 1, 1, 1, 5_000),
+    ]
+    results = ContestResult.objects.filter(contest_id=race["id"])
+    assert sorted(results.values_list("player__username", "round", "hints")) == [
+        ("alice", 1, 2),
+        ("alice", 2, 0),
+        ("bob", 1, 0),
+        ("bob", 2, 0),
+        ("carol", 1, 0),
+        ("carol", 2, 1),
+    ]
+
+
+def test_an_arena_win_with_hints_scores_below_an_unaided_one(
+    now, as_alice, as_bob, api, winning_line
+):
+    """Alice wins the deal at once with a hint: 80 points, no speed bonus. Bob wins it
+    unaided after 20 minutes: 100, no bonus left, and still first, on the arena's table
+    and on the ruleset's arena_points boards."""
+    from games.dailies import contests as domain
+
+    arena, (line,) = won_contest(
+        lambda: domain.arena_create(
+            rules="wasp", starts_at=T0, ends_at=T0 + dt.timedelta(hours=1), title="hints"
+        ),
+        "wasp",
+        1,
+        winning_line,
+    )
+    mine = as_alice.post(f"/api/v1/arenas/{arena.id}/play").json()["id"]
+    hint(as_alice, mine)
+    play(as_alice, mine, line)
+    bobs = as_bob.post(f"/api/v1/arenas/{arena.id}/play").json()["id"]
+    now.move(minutes=20)
+    play(as_bob, bobs, line)
+
+    table = api.get(f"/api/v1/arenas/{arena.id}/standings").json()["results"]
+    assert [(r["player"], r["points"], r["won"], r["hints"]) for r in table] == [
+        ("bob", 100, 1, 0),
+        ("alice", 80, 1, 1),
+    ]
+    board = api.get("/api/v1/leaderboards/wasp/arena_points").json()["results"]
+    assert [(r["rank"], r["player"], r["value"]) for r in board] == [
+        (1, "bob", 100),
+        (2, "alice", 80),
+    ]
+    assert api.get(f"/api/v1/arenas/{arena.id}").json()["points"]["aided_win"] == 80

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -260,3 +261,29 @@ def test_the_points_table() -> None:
     assert points(status="playing", sequences=3, elapsed_ms=5) == 30
     assert points(status="resigned", sequences=0, elapsed_ms=5) == 0
     assert points(status="won", sequences=4, elapsed_ms=0, voided=True) == 0
+
+
+def test_a_result_without_hints_makes_a_feed_read_the_ranking_again() -> None:
+    """During a rolling upgrade a server that does not count hints yet publishes results
+    without them: a feed's ranking refuses such a result (the feed then reads the ranking
+    from the database, where the column's default holds) instead of guessing."""
+    board = domain.Board(uuid.uuid4(), Contest.Kind.RACE, T0)
+    board.enter(7, "alice", 0, 1, False)
+    result = {
+        "game": "g1",
+        "player": 7,
+        "round": 1,
+        "status": "won",
+        "moves": 60,
+        "score": 700,
+        "sequences": 4,
+        "revealed": 12,
+        "finished_ms": int(T0.timestamp() * 1000) + 90_000,
+        "points": 80,
+        "version": 64,
+        "voided": False,
+    }
+    assert board.apply(result) is False
+    assert board.apply({**result, "hints": 3}) is True
+    (row,) = json.loads(board.text())
+    assert (row["won"], row["unaided"], row["hints"], row["elapsed_ms"]) == (1, 0, 3, 90_000)

@@ -245,3 +245,65 @@ def test_three_racers_a_watcher_on_another_process_and_nothing_leaks(cluster, se
     assert public["seed"] == arena_seeds[0]
     for client in players.values():
         client.close()
+
+
+def test_a_watcher_on_another_process_sees_unaided_wins_ranked_first(
+    cluster, settings, winning_line
+):
+    """Dora wins the race's deal first, with a hint; Eve wins it after her, unaided. A
+    watcher on process B (the results reach it through Redis and its own ranking) sees Eve
+    first and Dora's hint, in the standings and in the finish, as REST does."""
+    a, b = cluster
+    settings.DAILY_SECRET = E2E_SECRET
+    dora, eve = register(a.http, "dora"), register(a.http, "eve")
+    for _attempt in range(30):
+        race = dora.post(
+            "/api/v1/races",
+            json={"rules": "wasp", "deals": 1, "countdown": 3, "time_limit": 120},
+        ).json()
+        line = winning_line("wasp", secrets.contest_seed(race["id"], 1))
+        if line is not None:
+            break
+    assert line is not None
+    assert eve.post(f"/api/v1/races/{race['code']}/join").status_code == 201
+    watcher = Watcher(f"{b.ws}/ws/races/{race['code']}/")
+    watcher.start()
+    assert watcher.ready.wait(10)
+    deadline = time.monotonic() + 30
+    while not any(f["type"] == "start" for f in watcher.frames):
+        assert time.monotonic() < deadline, watcher.frames
+        time.sleep(0.05)
+
+    games = {}
+    for name, client in (("dora", dora), ("eve", eve)):
+        dealt = client.post(f"/api/v1/races/{race['code']}/games")
+        assert dealt.status_code == 201, dealt.text
+        games[name] = dealt.json()["results"][0]["id"]
+    hinted = dora.get(f"/api/v1/games/{games['dora']}/hint").json()
+    assert hinted["recorded"] is True
+    for name, client in (("dora", dora), ("eve", eve)):
+        for command in line:
+            answer = client.post(f"/api/v1/games/{games[name]}/commands", json=command)
+            assert answer.status_code == 201, answer.text
+        assert answer.json()["game"]["status"] == "won"
+
+    watcher.join(timeout=30)  # both won their only deal: the race ends at once
+    finish = next(frame for frame in watcher.frames if frame["type"] == "finish")
+    standings = [f for f in watcher.frames if f["type"] == "standings"]
+    final = httpx.get(f"{a.http}/api/v1/races/{race['code']}/standings").json()
+    assert final["status"] == "finished"
+    assert [(r["player"], r["won"], r["unaided"], r["hints"]) for r in final["results"]] == [
+        ("eve", 1, 1, 0),
+        ("dora", 1, 0, 1),
+    ]
+    dora_row, eve_row = final["results"][1], final["results"][0]
+    assert dora_row["elapsed_ms"] < eve_row["elapsed_ms"]  # the faster win ranks second
+    assert standings[-1]["results"] == finish["results"] == final["results"]
+    # While the race ran, the watcher saw Dora first (won, then Eve playing), hint and all.
+    assert any(
+        [(r["player"], r["won"], r["hints"]) for r in frame["results"]]
+        == [("dora", 1, 1), ("eve", 0, 0)]
+        for frame in standings
+    )
+    dora.close()
+    eve.close()
