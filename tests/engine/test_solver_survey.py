@@ -2,7 +2,8 @@
 
 import io
 
-from django.core.management import call_command
+import pytest
+from django.core.management import CommandError, call_command
 
 from games.engine.solver.survey import report, survey, wilson
 
@@ -31,3 +32,52 @@ def test_solvability_command_prints_counts_with_intervals() -> None:
     assert "open: 4 deals, budget 5,000 nodes" in text
     for verdict in ("won", "lost", "unknown"):
         assert verdict in text and "95% CI" in text
+
+
+def test_a_deal_decided_within_a_budget_gets_the_same_answer_under_a_larger_one() -> None:
+    """Why a survey may re-run only its unknown seeds at a larger budget."""
+    _, small = survey("classic", range(10), 300, jobs=1)
+    _, large = survey("classic", range(10), 30_000, jobs=1)
+    decided = [(o.seed, o.verdict, o.nodes) for o in small if o.verdict != "unknown"]
+    seeds = {seed for seed, _, _ in decided}
+    assert decided == [(o.seed, o.verdict, o.nodes) for o in large if o.seed in seeds]
+    assert any(o.verdict == "unknown" for o in small), "the test needs an undecided deal"
+    assert all(o.nodes <= 300 for o in small if o.verdict == "unknown")
+
+
+def test_solvability_names_its_unknown_seeds_and_reruns_only_those() -> None:
+    out = io.StringIO()
+    call_command(
+        "solvability",
+        "--seeds",
+        "0-9",
+        rules="classic",
+        budget=300,
+        jobs=1,
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    _, expected = survey("classic", range(10), 300, jobs=1)
+    unknown = [o.seed for o in expected if o.verdict == "unknown"]
+    text = out.getvalue()
+    assert "seeds 0..9," in text
+    assert f"  unknown seeds: {','.join(map(str, unknown))}" in text.splitlines()
+
+    again = io.StringIO()
+    call_command(
+        "solvability",
+        "--seeds",
+        ",".join(map(str, unknown)),
+        rules="classic",
+        budget=30_000,
+        jobs=1,
+        stdout=again,
+        stderr=io.StringIO(),
+    )
+    assert f"classic: {len(unknown)} deals, budget 30,000 nodes" in again.getvalue()
+
+
+def test_solvability_refuses_a_malformed_seed_list() -> None:
+    for bad in ("x", "5-2", "-3", ","):
+        with pytest.raises(CommandError):
+            call_command("solvability", "--seeds", bad, stdout=io.StringIO())

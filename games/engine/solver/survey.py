@@ -10,7 +10,7 @@ import math
 import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..deals import seeded_deal
@@ -42,7 +42,7 @@ def solve_seed(task: tuple[str, int, int]) -> Outcome:
     return Outcome(seed, solution.verdict, solution.nodes, time.perf_counter() - started)
 
 
-def outcomes(name: str, seeds: range, budget: int, jobs: int) -> Iterator[Outcome]:
+def outcomes(name: str, seeds: Iterable[int], budget: int, jobs: int) -> Iterator[Outcome]:
     """Every seed's outcome, in seed order, over ``jobs`` processes (1: this process)."""
     tasks = [(name, seed, budget) for seed in seeds]
     if jobs <= 1:
@@ -65,7 +65,7 @@ def wilson(successes: int, total: int, z: float = Z95) -> tuple[float, float]:
 
 def survey(
     name: str,
-    seeds: range,
+    seeds: Iterable[int],
     budget: int,
     jobs: int,
     progress: Callable[[int, Counter[str]], None] | None = None,
