@@ -102,7 +102,17 @@ _P_BREAKS = -50
 class Child:
     """A position reached by ``steps`` from its parent, and how promising it looks."""
 
-    __slots__ = ("cells", "columns", "dealt", "priority", "removed", "steps", "where", "won")
+    __slots__ = (
+        "cells",
+        "columns",
+        "dealt",
+        "landed",
+        "priority",
+        "removed",
+        "steps",
+        "where",
+        "won",
+    )
 
     def __init__(
         self,
@@ -123,8 +133,12 @@ class Child:
         self.won = won
         self.priority = priority
         #: Where each card is (one deck only): its column, ``_IN_CELL + n`` for cell n, or
-        #: ``_NOWHERE`` (the reserve, or gone).
+        #: ``_NOWHERE`` (the reserve, or gone); worked out by :meth:`Search.locate` when
+        #: the position is expanded, as most children are never visited.
         self.where = where
+        #: ``(parent's where, cards moved, column they landed on)`` when a move made this
+        #: position and no run left, so that :attr:`where` is the parent's, updated.
+        self.landed: tuple[bytes, bytes, int] | None = None
 
 
 class Search:
@@ -286,7 +300,7 @@ class Search:
         Kings into empty columns): the predecessor of each column's top, found through
         ``node.where``, and the Kings that can go into an empty column."""
         columns = node.columns
-        where = node.where
+        where = node.where or self.locate(node)
         before_deal = not node.dealt and bool(self.reserve_to)
         reserve_columns = self.reserve_columns
         steps: list[Step] = []
@@ -377,24 +391,24 @@ class Search:
         return kids
 
     def play(self, node: Child, step: Step) -> Child:
+        """The child after ``step``; the hot path of the search, hence written flat."""
         columns = node.columns
         cells = node.cells
         kind, a, b, t = step
         new = list(columns)
-        priority = 0
         if kind == 0:
             src = columns[a]
-            down = src[0]
-            at = 1 + b
-            pile = src[at:]
-            rest = src[:at]
-            if b and b == down:
-                rest = bytes((down - 1,)) + rest[1:]
-                priority += _P_FLIP
-            elif not b:
-                priority += _P_EMPTIES
-            elif rest[-1] == pile[0] + 1 and pile[0] % 13 != 12:
-                priority += _P_BREAKS  # off its successor: only in easy and double
+            pile = src[1 + b :]
+            if not b:
+                rest = src[:1]
+                priority = _P_EMPTIES
+            elif b == src[0]:
+                rest = bytes((b - 1,)) + src[1 : 1 + b]
+                priority = _P_FLIP
+            else:
+                rest = src[: 1 + b]
+                low = pile[0]
+                priority = _P_BREAKS if rest[-1] == low + 1 and low % 13 != 12 else 0
             new[a] = rest
             dest = columns[t]
             if len(dest) > 1:
@@ -402,29 +416,44 @@ class Search:
                     priority += _P_BUILD
             else:
                 priority += _P_KING
-            new[t] = dest + pile
         else:
-            card = cells[a]
-            dest = columns[b]
-            new[b] = dest + bytes((card,))
-            cells = cells[:a] + (_NO_CARD,) + cells[a + 1 :]
-            priority += _P_EMPTIES
+            pile = bytes((cells[a],))
             t = b
-        runs = self.settle(new, self.checked(t, len(new)))
+            dest = columns[t]
+            cells = cells[:a] + (_NO_CARD,) + cells[a + 1 :]
+            priority = _P_EMPTIES
+        landed = dest + pile
+        new[t] = landed
+        mode = self.mode
+        runs = 0
+        if mode == "destination":
+            # Only a column that ends in an Ace over 13 face-up cards can lose a run.
+            if landed[-1] % 13 == 0 and len(landed) - 1 - landed[0] >= 13:
+                runs = self.settle(new, (t,))
+        elif mode == "all":
+            runs = self.settle(new, range(len(new)))
         removed = node.removed + runs
-        priority += runs * _P_RUN
-        child = Child(
-            (step,), tuple(new), cells, node.dealt, removed, self.won(new, removed), priority
-        )
-        if self.one_place:
-            if runs:
-                child.where = _places(new, cells)
-            else:
-                where = bytearray(node.where)
-                for card in new[t][len(columns[t]) :]:
-                    where[card] = t
-                child.where = bytes(where)
+        if runs:
+            priority += runs * _P_RUN
+        won = removed >= self.need if mode != "stay" else self.won(new, removed)
+        child = Child((step,), tuple(new), cells, node.dealt, removed, won, priority)
+        if self.one_place and not runs:
+            child.landed = (node.where, pile, t)
         return child
+
+    def locate(self, node: Child) -> bytes:
+        """``node.where``, worked out once the node is expanded."""
+        landed = node.landed
+        if landed is None:
+            node.where = _places(list(node.columns), node.cells)
+        else:
+            parent, pile, t = landed
+            where = bytearray(parent)
+            for card in pile:
+                where[card] = t
+            node.where = bytes(where)
+            node.landed = None
+        return node.where
 
     def deal(self, node: Child) -> Child:
         new = list(node.columns)
@@ -445,7 +474,6 @@ class Search:
             removed,
             self.won(new, removed),
             _P_DEAL + runs * _P_RUN,
-            _places(new, node.cells) if self.one_place else b"",
         )
 
     # --- the search --------------------------------------------------------------------
