@@ -222,13 +222,6 @@ class Search:
                 return False
         return True
 
-    def checked(self, to: int, count: int) -> tuple[int, ...] | range:
-        if self.mode == "destination":
-            return (to,)
-        if self.mode == "all":
-            return range(count)
-        return ()
-
     # --- successors --------------------------------------------------------------------
 
     def moves(self, node: Child) -> tuple[list[Step], bool]:
