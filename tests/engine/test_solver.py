@@ -1,5 +1,7 @@
 """The solver: every won line replays through ``apply`` to a won state, in every ruleset."""
 
+import random
+
 import pytest
 
 from games.engine import RULESETS, apply, new_game, seeded_deal
@@ -88,3 +90,34 @@ def test_a_run_completed_in_place_leaves_by_a_whole_column_move() -> None:
     for action in solution.line:
         after = apply(after, action)[0]
     assert after.status == WON
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, r in RULESETS.items() if r.decks == 1 and r.same_suit)
+)
+def test_one_target_moves_are_the_general_moves(name: str) -> None:
+    """With one deck and same-suit building the moves are found from each column's top
+    (through where each card is): the same moves as the general scan of every face-up card,
+    and in wasp (any card into an empty column) in the same order, so both search alike."""
+    rules = RULESETS[name]
+    rng = random.Random(name)
+    compared = 0
+    for seed in range(30):
+        fast = Search(rules, new_game(rules, seeded_deal(rules, seed)))
+        general = Search(rules, new_game(rules, seeded_deal(rules, seed)))
+        general.one_target = False
+        node = fast.root
+        for _ in range(60):
+            steps, progress = fast.moves(node)
+            expected, expected_progress = general.moves(node)
+            assert progress == expected_progress
+            if rules.king_only_on_empty:
+                assert sorted(steps) == sorted(expected)
+            else:
+                assert steps == expected
+            compared += 1
+            kids = fast.children(node)
+            if not kids:
+                break
+            node = rng.choice(kids)
+    assert compared >= 400

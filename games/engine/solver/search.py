@@ -158,9 +158,11 @@ class Search:
         self.reserve_columns = frozenset(rules.reserve_to)
         self.other_columns = tuple(c for c in range(count) if c not in self.reserve_columns)
         self.has_cells = bool(rules.cells)
-        # Shortcuts 5 and 6 hold in the rulesets with one deck, same-suit building and only
-        # Kings into empty columns.
-        self.one_place = rules.decks == 1 and rules.same_suit and rules.king_only_on_empty
+        # One deck and same-suit building: each card has one place to go, found through
+        # ``Child.where``. Shortcuts 5 and 6 hold where, besides, only Kings go into empty
+        # columns.
+        self.one_target = rules.decks == 1 and rules.same_suit
+        self.one_place = self.one_target and rules.king_only_on_empty
         self.joins_safe = safe_joins and self.one_place
         self.locks_checked = safe_joins and self.one_place
         self.anchored_cache: dict[bytes, bool] = {}
@@ -174,9 +176,13 @@ class Search:
         cells: Cells = tuple(_NO_CARD if c is None else c for c in state.cells)
         removed = len(state.removed)
         self.root = Child((), columns, cells, not state.reserve, removed, False, 0)
-        if self.one_place:
+        if self.one_target:
             self.root.where = _places(list(columns), cells)
         self.root.won = self.won(list(columns), removed)
+        # Where every column is checked after each move, a move need check only the two it
+        # changed, once every column has been: the engine's positions all have, but a
+        # position made by hand may hold a run that its next move removes.
+        self.settled = self.mode != "all" or not self.settle(list(columns), range(count))
 
     # --- the position's key ----------------------------------------------------------
 
@@ -226,8 +232,8 @@ class Search:
 
     def moves(self, node: Child) -> tuple[list[Step], bool]:
         """The moves worth searching (shortcuts 2 and 3), and whether any move counts."""
-        if self.one_place:
-            return self.one_place_moves(node)
+        if self.one_target:
+            return self.one_target_moves(node)
         columns, cells, dealt = node.columns, node.cells, node.dealt
         targets = self.targets
         tops: dict[int, list[int]] = {}
@@ -288,10 +294,11 @@ class Search:
                 progress = True
         return steps, progress
 
-    def one_place_moves(self, node: Child) -> tuple[list[Step], bool]:
-        """:meth:`moves` where every card has one place to go (one deck, same suit, only
-        Kings into empty columns): the predecessor of each column's top, found through
-        ``node.where``, and the Kings that can go into an empty column."""
+    def one_target_moves(self, node: Child) -> tuple[list[Step], bool]:
+        """:meth:`moves` where every card has one place to go (one deck, same suit): the
+        predecessor of each column's top, found through ``node.where``, and the cards that
+        can go into an empty column (the Kings, or in ``wasp`` every face-up card, in the
+        order :meth:`moves` gives, so that both search the same way)."""
         columns = node.columns
         where = node.where or self.locate(node)
         before_deal = not node.dealt and bool(self.reserve_to)
@@ -319,26 +326,47 @@ class Search:
         progress = bool(steps)
         if empty_other >= 0 or empty_reserve:
             empties = empty_reserve + [empty_other] if empty_other >= 0 else empty_reserve
-            for king in _KINGS:
-                c = where[king]
-                if c < _IN_CELL:
-                    col = columns[c]
-                    i = col.index(king, 1) - 1
-                    if i < col[0]:
-                        continue
-                    if i:
-                        steps.extend((0, c, i, t) for t in empties)
-                        progress = True
-                    elif self.whole_ok and self.mode == "destination" and col in _RUN_COLUMNS:
-                        steps.append((0, c, 0, empties[0]))
-                        progress = True
-                    elif self.whole_ok and before_deal:
-                        steps.extend((0, c, 0, t) for t in empty_reserve if t != c)
-                        if c in reserve_columns and empty_other >= 0:
-                            steps.append((0, c, 0, empty_other))
-                elif c != _NOWHERE:
+            # Where each card that may go into an empty column is: (column, index), or
+            # (_IN_CELL + cell, 0); in the order of _KINGS, or of the columns in wasp.
+            movers: list[tuple[int, int]] = []
+            if self.king_only:
+                for king in _KINGS:
+                    c = where[king]
+                    if c < _IN_CELL:
+                        i = columns[c].index(king, 1) - 1
+                        if i >= columns[c][0]:
+                            movers.append((c, i))
+                    elif c != _NOWHERE:
+                        movers.append((c, 0))
+            else:
+                for c, col in enumerate(columns):
+                    movers.extend((c, i) for i in range(col[0], len(col) - 1))
+                movers.extend((_IN_CELL + n, 0) for n, card in enumerate(node.cells) if card >= 0)
+            for c, i in movers:
+                if c >= _IN_CELL:
                     steps.extend((1, c - _IN_CELL, t, 0) for t in empties)
                     progress = True
+                    continue
+                col = columns[c]
+                if i:
+                    steps.extend((0, c, i, t) for t in empties)
+                    progress = True
+                elif self.whole_ok and self.mode == "destination" and col in _RUN_COLUMNS:
+                    steps.append((0, c, 0, empties[0]))
+                    progress = True
+                elif self.whole_ok and before_deal:
+                    steps.extend((0, c, 0, t) for t in empty_reserve if t != c)
+                    if c in reserve_columns and empty_other >= 0:
+                        steps.append((0, c, 0, empty_other))
+        if not self.king_only:
+            # :meth:`moves`' order (by source, a build before the empty columns), so that
+            # both search alike.
+            steps.sort(
+                key=lambda step: (
+                    step[:3] if step[0] == 0 else step[:2],
+                    len(columns[step[3] if step[0] == 0 else step[2]]) == 1,
+                )
+            )
         return steps, progress
 
     def anchored(self, col: bytes) -> bool:
@@ -423,14 +451,23 @@ class Search:
             # Only a column that ends in an Ace over 13 face-up cards can lose a run.
             if landed[-1] % 13 == 0 and len(landed) - 1 - landed[0] >= 13:
                 runs = self.settle(new, (t,))
-        elif mode == "all":
+        elif mode == "all" and not self.settled:
             runs = self.settle(new, range(len(new)))
+        elif mode == "all":
+            # Every column is checked, but only the two this move changed can have a run on
+            # top: the others were checked after the move that last changed them.
+            if landed[-1] % 13 == 0 and len(landed) - 1 - landed[0] >= 13:
+                runs = self.settle(new, (t,))
+            if kind == 0:
+                rest = new[a]
+                if rest[-1] % 13 == 0 and len(rest) - 1 - rest[0] >= 13:
+                    runs += self.settle(new, (a,))
         removed = node.removed + runs
         if runs:
             priority += runs * _P_RUN
         won = removed >= self.need if mode != "stay" else self.won(new, removed)
         child = Child((step,), tuple(new), cells, node.dealt, removed, won, priority)
-        if self.one_place and not runs:
+        if self.one_target and not runs:
             child.landed = (node.where, pile, t)
         return child
 
