@@ -121,3 +121,29 @@ def test_one_target_moves_are_the_general_moves(name: str) -> None:
                 break
             node = rng.choice(kids)
     assert compared >= 400
+
+
+def test_any_suit_building_searches_the_same_suit_game_first() -> None:
+    """easy is classic with building on any suit: a classic won line is an easy won line
+    (replayed here under easy), found by the smaller search; the any-suit search follows
+    only a classic proof of loss, with the budget that is left."""
+    easy, classic = RULESETS["easy"], RULESETS["classic"]
+    budget = 3000
+    cases = {"won": 0, "lost": 0}
+    for seed in range(30):
+        state = new_game(easy, seeded_deal(easy, seed))
+        same_suit = solve(classic, new_game(classic, seeded_deal(classic, seed)), budget)
+        solution = solve(easy, state, budget)
+        if same_suit.verdict == "won":
+            cases["won"] += 1
+            assert solution == same_suit
+            for action in solution.line:
+                state = apply(state, action)[0]
+            assert state.status == WON
+        elif same_suit.verdict == "lost":
+            cases["lost"] += 1
+            verdict, line, nodes = Search(easy, state).run(budget - same_suit.nodes)
+            assert solution == Solution(verdict, line, same_suit.nodes + nodes)
+        else:
+            assert solution == Solution("unknown", (), budget)
+    assert cases["won"] >= 3 and cases["lost"] >= 3

@@ -8,11 +8,18 @@ same position and budget give the same answer, line and node count on every mach
 
 How it searches, and why each shortcut is sound, is in :mod:`games.engine.solver.search`
 and docs/solvability.md.
+
+Where building is on any suit (``easy``), the same-suit game is searched first: it allows
+a subset of the moves, each with the same effect, so its won lines are won lines of the
+any-suit game, and its search is far smaller (every card has one place to go, and the
+shortcuts of one place hold). Only when it is proved lost does the any-suit search follow,
+with what is left of the budget; so a deal decided within a budget still gets the same
+answer under a larger one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..actions import Action
 from ..rules import Ruleset
@@ -45,9 +52,15 @@ def solve(rules: Ruleset, state: State, budget: int = DEFAULT_BUDGET) -> Solutio
         return Solution("won", (), 0)
     if state.status != PLAYING:
         return Solution("lost", (), 0)
-    search = Search(rules, state)
-    verdict, line, nodes = search.run(budget)
-    return Solution(verdict, line, nodes)
+    spent = 0
+    if not rules.same_suit:
+        verdict, line, spent = Search(replace(rules, same_suit=True), state).run(budget)
+        if verdict != "lost":
+            return Solution(verdict, line, spent)
+        if spent >= budget:
+            return Solution("unknown", (), spent)
+    verdict, line, nodes = Search(rules, state).run(budget - spent)
+    return Solution(verdict, line, spent + nodes)
 
 
 __all__ = ["DEFAULT_BUDGET", "Solution", "Verdict", "solve"]
