@@ -24,7 +24,7 @@ from games.engine import RULESETS, Ruleset, State, apply, legal_actions
 from games.engine.cards import RUNS, Card
 from games.engine.game import _cell_moves, _column_moves, _has_progress
 from games.engine.solver import solve
-from games.engine.solver.search import Search
+from games.engine.solver.search import _RUN_TAILS, Search
 from games.engine.state import LOST, WON, position
 
 #: Positions per ruleset; nine rulesets make well over 500.
@@ -238,3 +238,79 @@ def test_shortcuts_agree_with_plain_exhaustive_search(name: str) -> None:
     # small_position for wasp, whose won lines are checked on whole deals instead).
     assert verdicts["won"] >= (5 if rules.king_only_on_empty else 0), verdicts
     assert verdicts["lost"] >= 5, verdicts
+
+
+def tail_join_position(rules: Ruleset, rng: random.Random) -> State | None:
+    """A position of two or three suits with no deal to come, where some card X can go
+    onto its successor with the rest of its suit below it, down to the Ace, above it, in
+    order, and X+1's column is not anchored: the second kind of safe join (shortcut 5),
+    nothing else vouching for it. None when the draw holds no such join."""
+    suits = rng.sample(range(4), rng.choice((2, 2, 3)))
+    tails: list[list[Card]] = []
+    rest: list[Card] = []
+    for suit in suits:
+        cut = rng.randrange(0, 12)  # RUNS[suit][cut + 1:] runs from rank 12 - cut down to A
+        tails.append(list(RUNS[suit][cut + 1 :]))
+        rest.extend(RUNS[suit][: cut + 1])
+    rng.shuffle(rest)
+    cuts = sorted(rng.sample(range(1, len(rest)), min(len(rest) - 1, rng.randint(2, 5))))
+    pieces = [rest[a:b] for a, b in zip([0, *cuts], [*cuts, len(rest)], strict=True)]
+    pieces += tails
+    rng.shuffle(pieces)
+    count = rules.column_count
+    columns: list[list[Card]] = [[] for _ in range(count)]
+    used = rng.sample(range(count), rng.randint(2, min(count, 5)))
+    for piece in pieces:
+        columns[rng.choice(used)].extend(piece)
+    cells: list[Card | None] = [None] * rules.cells
+    down = [
+        min(len(col) - 2, rng.choice((0, 0, 1, 2, 3))) if len(col) > 2 else 0 for col in columns
+    ]
+    state = position(
+        rules,
+        columns=columns,
+        down=down,
+        reserve=[],
+        cells=cells,
+        removed=[] if rules.sequences == "stay" else [s for s in range(4) if s not in suits],
+    )
+    search = Search(rules, state)
+    tops = {col[-1]: c for c, col in enumerate(search.root.columns) if len(col) > 1}
+    for c, col in enumerate(search.root.columns):
+        for i in range(col[0], len(col) - 1):
+            x = col[1 + i]
+            t = tops.get(x + 1) if x % 13 != 12 else None
+            if (
+                t is not None
+                and t != c
+                and not search.anchored(search.root.columns[t])
+                and col[1 + i :] in _RUN_TAILS
+            ):
+                return state
+    return None
+
+
+@pytest.mark.parametrize("name", ONE_PLACE)
+def test_joins_of_a_tail_down_to_the_ace_lose_nothing(name: str) -> None:
+    """Shortcut 5's second kind, where it alone prunes: the solver's verdict is that of its
+    own search without safe joins or locks (whose positions are the plain search's, as
+    the test above checks), and every won line replays to a won state."""
+    rules = RULESETS[name]
+    rng = random.Random(f"tail-joins:{name}")
+    verdicts: Counter[str] = Counter()
+    while sum(verdicts.values()) < 40:
+        state = tail_join_position(rules, rng)
+        if state is None:
+            continue
+        full = Search(rules, state, safe_joins=False).run(20_000)[0]
+        if full == "unknown":
+            continue
+        solution = solve(rules, state, budget=10**7)
+        verdicts[solution.verdict] += 1
+        assert solution.verdict == full, (state.columns, state.down)
+        if full == "won":
+            after = state
+            for action in solution.line:
+                after = apply(after, action)[0]
+            assert after.status == WON
+    assert verdicts["won"] >= 5 and verdicts["lost"] >= 5, verdicts

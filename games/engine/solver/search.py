@@ -44,6 +44,15 @@ left out. Every shortcut, and why it is sound:
    nothing is ever put on a card in a cell. The search then tries that move alone. The
    condition on X+1's column matters: without it, a card under X+1 may need to go onto a
    card of the pile that the join buried above it, and the join throws the win away.
+   The join is just as safe, whatever X+1's column holds, when the pile on X is the rest
+   of its suit in order, X-1 down to the Ace (a *tail*). Until X joins X+1 that pile
+   cannot change: nothing is put on an Ace, and its cards but X sit on their successors,
+   so none leaves it. Replayed after the join, a move that carries X+1 carries the tail
+   too and is still legal, as its target is never in the tail (a card whose successor is
+   in the tail is in the tail itself); a move from under X carries less; and
+   nothing but X ever lands on X+1. A run the join completes leaves at once instead of
+   at the join: its King's later move into an empty column becomes no move at all, and
+   the replay has every empty column the original has.
 
 6. **Locks** (the same rulesets as shortcut 5). Each card X that does not sit on its
    successor must at some time leave the card it sits on, and (Kings aside) only onto X+1:
@@ -79,6 +88,8 @@ _IN_CELL = 64
 _NOWHERE = 255
 _KINGS = (12, 25, 38, 51)
 _RUN_BYTES = tuple(bytes(run) for run in RUNS)
+#: A card and every lower card of its suit above it, in order, down to the Ace.
+_RUN_TAILS = frozenset(run[k:] for run in _RUN_BYTES for k in range(13))
 #: A column that holds one run, face-up, and nothing else.
 _RUN_COLUMNS = frozenset(b"\x00" + run for run in _RUN_BYTES)
 _SAME_SUIT_TARGETS: tuple[tuple[int, ...], ...] = tuple(
@@ -401,7 +412,9 @@ class Search:
                         return [self.play(node, step)]
                     continue
                 dest = columns[step[3]]
-                if len(dest) > 1 and self.anchored(dest):
+                if len(dest) > 1 and (
+                    self.anchored(dest) or columns[step[1]][1 + step[2] :] in _RUN_TAILS
+                ):
                     return [self.play(node, step)]
         kids = [self.play(node, step) for step in steps]
         if not node.dealt and self.reserve and (self.any_time or not progress):
