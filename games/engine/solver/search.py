@@ -63,12 +63,25 @@ left out. Every shortcut, and why it is sound:
    only the deal does. So the root is checked once, and a deal that makes a cycle is not
    searched.
 
+7. **Buried cards** (every ruleset where only Kings go into empty columns). A card is
+   turned up only when nothing is left on it, and runs leave, and columns count as done,
+   only face-up. A card other than a King that sits on nothing but face-down cards, with
+   every card it may go onto (one successor, two in ``double``, four in ``easy``) among
+   them or gone with a run, can never move: it cannot reach a card beneath it, nothing
+   beneath it can move while face-down and covered, and no card is ever put under it.
+   So the card just beneath it is never turned up, and no line of play wins. Only the
+   root is checked: moves put cards on face-up cards only, so they never bury one (a run
+   that leaves in ``easy`` or ``double`` can take a card's last place away; the search
+   finds that out the long way). In seeds 0-1999 it decides 730 ``classic`` deals as
+   dealt, 380 of them not caught by shortcut 6.
+
 Nothing else is pruned: every other legal move is searched. Moves are only *ordered*
 (runs that leave first, then cards turned up, columns emptied, builds, and the deal last).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from ..actions import Action, CellMove, Deal, Move
@@ -176,6 +189,7 @@ class Search:
         self.one_place = self.one_target and rules.king_only_on_empty
         self.joins_safe = safe_joins and self.one_place
         self.locks_checked = safe_joins and self.one_place
+        self.burials_checked = safe_joins and self.king_only
         self.anchored_cache: dict[bytes, bool] = {}
         if rules.repeats_are_not_moves:
             # Shortcut 4 above holds only for these rules.
@@ -530,6 +544,8 @@ class Search:
             return "won", tuple(_action(step) for step in path), nodes
         if self.locks_checked and locked(root.columns):
             return "lost", (), nodes
+        if self.burials_checked and self.buried(root):
+            return "lost", (), nodes
         key = self.key
         seen = {key(root.columns, root.cells, root.dealt)}
         stack: list[tuple[list[Child], int, int]] = [(self.children(root), 0, len(path))]
@@ -553,6 +569,23 @@ class Search:
                 return "won", tuple(_action(step) for step in path), nodes
             stack.append((self.children(child), 0, len(path)))
         return "lost", (), nodes
+
+    def buried(self, node: Child) -> bool:
+        """Whether some card can never be turned up (shortcut 7): a card other than a King
+        with every card it may go onto face-down beneath it (or gone), under nothing but
+        face-down cards, never moves, so the card under it is never turned up."""
+        present = Counter(node.cells)
+        present.update(self.reserve)
+        for col in node.columns:
+            present.update(col[1:])
+        targets = self.targets
+        for col in node.columns:
+            for p in range(2, min(col[0] + 1, len(col) - 1) + 1):
+                below = col[1:p]
+                places = targets[col[p]]
+                if places and all(below.count(t) == present[t] for t in places):
+                    return True
+        return False
 
     def reachable(self) -> set[bytes]:
         """Every key the search reaches from the root, searched to the end (for tests)."""
