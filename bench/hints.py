@@ -60,6 +60,8 @@ class Outcome:
     cpu: list[float] = field(default_factory=list)
     solver_hints: int = 0
     hints: int = 0
+    #: How the hint follower's game ended: won, none (no hint left), loop or long.
+    hint_end: str = ""
 
 
 def _key(state: engine.State) -> Hashable:
@@ -68,20 +70,22 @@ def _key(state: engine.State) -> Hashable:
 
 def follow(
     seed: int, samples: int, budget: int, *, sampled: bool
-) -> tuple[bool, list[float], list[float], int]:
-    """Play the deal of ``seed`` following the hint; whether it was won, the latency of each
-    hint (wall clock, and CPU time of this process), and how many hints the solver (not the
-    fallback) chose."""
+) -> tuple[str, list[float], list[float], int]:
+    """Play the deal of ``seed`` following the hint; how the game ended (``won``, ``none``
+    when no hint is left, ``loop`` or ``long``), the latency of each hint (wall clock, and
+    CPU time of this process), and how many hints the solver (not the fallback) chose."""
     state = engine.new_game(RULES, engine.seeded_deal(RULES, seed))
     seen: Counter[Hashable] = Counter()
     latencies: list[float] = []
     cpu: list[float] = []
     solver_hints = 0
+    end = "long"
     for _ in range(MAX_ACTIONS):
         if state.status == engine.WON:
-            return True, latencies, cpu, solver_hints
+            return "won", latencies, cpu, solver_hints
         seen[_key(state)] += 1
         if seen[_key(state)] >= LOOP:
+            end = "loop"
             break
         view = engine.player_view(state)
         started = time.perf_counter()
@@ -96,19 +100,28 @@ def follow(
         latencies.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
         if action is None:
+            end = "none"
             break
         state = engine.apply(state, action)[0]
-    return state.status == engine.WON, latencies, cpu, solver_hints
+    return end, latencies, cpu, solver_hints
 
 
 def play_deal(job: tuple[int, int, int, int]) -> Outcome:
     seed, samples, budget, full_budget = job
     deal = engine.new_game(RULES, engine.seeded_deal(RULES, seed))
     full = solve(RULES, deal, full_budget).verdict
-    hint_won, latencies, cpu, solver_hints = follow(seed, samples, budget, sampled=True)
-    heuristic_won = follow(seed, samples, budget, sampled=False)[0]
+    hint_end, latencies, cpu, solver_hints = follow(seed, samples, budget, sampled=True)
+    heuristic_won = follow(seed, samples, budget, sampled=False)[0] == "won"
     return Outcome(
-        seed, full, hint_won, heuristic_won, latencies, cpu, solver_hints, len(latencies)
+        seed,
+        full,
+        hint_end == "won",
+        heuristic_won,
+        latencies,
+        cpu,
+        solver_hints,
+        len(latencies),
+        hint_end,
     )
 
 
@@ -157,7 +170,11 @@ def main() -> None:
         f"K = {args.samples} samples x {args.budget} nodes; {elapsed:.0f} s"
     )
     print(f"  full information : {full:3d} won ({full / deals:.1%}), {unknown} unknown")
-    print(f"  hint follower    : {hinted:3d} won ({hinted / deals:.1%})")
+    ends = Counter(o.hint_end for o in outcomes if o.hint_end != "won")
+    print(
+        f"  hint follower    : {hinted:3d} won ({hinted / deals:.1%}); the others ended "
+        + ", ".join(f"{reason} {count}" for reason, count in sorted(ends.items()))
+    )
     print(f"  heuristic        : {heuristic:3d} won ({heuristic / deals:.1%})")
     ratio = hinted / full if full else float("nan")
     print(f"  hints / full information: {ratio:.2f} (target >= 0.5)")
@@ -175,7 +192,7 @@ def main() -> None:
 
 def _line(outcome: Outcome) -> str:
     p95 = percentile(outcome.latencies, 0.95) * 1000 if outcome.latencies else 0.0
-    hint = "won " if outcome.hint_won else "-   "
+    hint = f"{outcome.hint_end:5s}"
     return (
         f"seed {outcome.seed:5d}: full {outcome.full:7s} hint {hint}"
         f"heuristic {'won' if outcome.heuristic_won else '-'}  "

@@ -7,6 +7,11 @@ times, solves each completion with full information under a small budget, and re
 the first action of the winning lines found most often. When no sample is won it falls back
 to the one-move heuristic of :mod:`games.engine.hint`.
 
+A move that only renumbers columns (a whole column into an empty one, where the reserve's
+landing does not depend on it and no run leaves) is never suggested: it keeps every won
+sample won, so it would tie the best move in every position and a player who follows the
+hint could go back and forth between two columns for ever.
+
 The samples are drawn from the view alone: the random stream is seeded with a digest of the
 view (its board: columns, reserve size, removed runs, cells, status), never from a game's
 id, seed or hidden cards. So one visible position gets one hint, in any game.
@@ -151,7 +156,11 @@ def advise(
     if view["status"] != PLAYING:
         return Advice(None, 0, 0, "none")
     states = completions(rules, view, samples)
-    legal: Sequence[Hinted] = legal_actions(states[0]) if states else ()
+    legal: Sequence[Hinted] = (
+        [action for action in legal_actions(states[0]) if not idle(rules, states[0], action)]
+        if states
+        else ()
+    )
     if not legal:
         return Advice(None, 0, samples, "none")
     order = {action: rank for rank, action in enumerate(legal)}
@@ -186,6 +195,20 @@ def advise(
         ),
     )
     return Advice(best, wins[best], samples, "solver")
+
+
+def idle(rules: Ruleset, state: State, action: Hinted) -> bool:
+    """Whether ``action`` only renumbers columns: a whole column (no face-down card) moves
+    into an empty one, takes no run off the table, and neither column receives the reserve
+    while one is left to deal."""
+    if not isinstance(action, Move) or action.index or state.down[action.source - 1]:
+        return False
+    if state.columns[action.to - 1]:
+        return False
+    landing = set(rules.reserve_to) if state.reserve else set()
+    if {action.source - 1, action.to - 1} & landing:
+        return False
+    return not apply(state, action)[1].removed
 
 
 def _still_won(rules: Ruleset, state: State, action: Hinted, budget: int) -> bool:
