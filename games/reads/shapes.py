@@ -194,7 +194,10 @@ class HintBody(TypedDict):
     source: Annotated[
         str,
         Choices(("solver", "heuristic", "none")),
-        Doc("solver: won in some sample; heuristic: no sample won, the one-move heuristic chose"),
+        Doc(
+            "solver: won in some sample; heuristic: no sample won, the action leaving the "
+            "fewest samples proved lost (ties: the one-move heuristic's choice)"
+        ),
     ]
     version: Annotated[int, Doc("the game's version after the hint (a race records it)")]
     recorded: Annotated[bool, Doc("this request recorded a hinted event (a race game)")]

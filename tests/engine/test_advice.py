@@ -5,6 +5,8 @@ from __future__ import annotations
 from games import engine
 from games.engine import advice
 from games.engine.actions import Move
+from games.engine.hint import hint
+from games.engine.solver import solve
 
 from .helpers import board, run
 
@@ -73,3 +75,38 @@ def test_which_moves_only_renumber_columns() -> None:
     assert not idle(CLASSIC, after, moves(source=7, index=0, to=6))
     assert not idle(CLASSIC, after, moves(source=5, index=1, to=1))
     assert not idle(CLASSIC, after, engine.Deal())
+
+
+# Classic seed 115 after three hinted actions. No sample of its view is won within the
+# budget; with every card known, the heuristic's move (5D and its pile onto 6D) loses the
+# deal and 9S's move onto TS keeps it won.
+NONE_WON = [
+    "*QC *6C *7C 3C 8C QD JD 4C 2H TD",
+    "*KH *9C *QS KD 6S 8H 2S AS JS 4S 3D 7S 5H",
+    "*7H *8S *9H TH QH 5D 8D 7D",
+    "*6H *9D *KC 3H AD 2D TC",
+    "4D AC AH",
+    "KS",
+    "9S 3S 5C JH 4H TS 6D",
+]
+
+
+def proved_lost_after(state: engine.State, action: object) -> int:
+    """In how many of the hint's samples of ``state``'s view ``action`` is proved lost."""
+    view = engine.player_view(state)
+    return sum(
+        solve(CLASSIC, engine.apply(sample, action)[0], advice.SAMPLE_BUDGET).verdict == "lost"
+        for sample in advice.completions(CLASSIC, view, advice.SAMPLES)
+    )
+
+
+def test_with_no_sample_won_the_hint_keeps_the_most_samples_alive() -> None:
+    state = board("classic", NONE_WON, reserve="5S JC 2C")
+    view = engine.player_view(state)
+    found = advice.advise(CLASSIC, view)
+    assert found.source == "heuristic" and found.wins == 0
+    heuristic = hint(CLASSIC, view)
+    assert found.action != heuristic
+    assert proved_lost_after(state, found.action) < proved_lost_after(state, heuristic)
+    assert solve(CLASSIC, engine.apply(state, found.action)[0]).verdict == "won"
+    assert solve(CLASSIC, engine.apply(state, heuristic)[0]).verdict == "lost"
