@@ -54,7 +54,6 @@ class Outcome:
 
     seed: int
     full: str
-    hint_won: bool
     heuristic_won: bool
     latencies: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
@@ -62,6 +61,10 @@ class Outcome:
     hints: int = 0
     #: How the hint follower's game ended: won, none (no hint left), loop or long.
     hint_end: str = ""
+
+    @property
+    def hint_won(self) -> bool:
+        return self.hint_end == "won"
 
 
 def _key(state: engine.State) -> Hashable:
@@ -115,7 +118,6 @@ def play_deal(job: tuple[int, int, int, int]) -> Outcome:
     return Outcome(
         seed,
         full,
-        hint_end == "won",
         heuristic_won,
         latencies,
         cpu,

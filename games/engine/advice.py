@@ -9,7 +9,7 @@ recommends the action after which the fewest samples are proved lost (ties, and 
 lost in every sample, go to the one-move heuristic of :mod:`games.engine.hint`).
 
 A whole column moving into an empty one is suggested only before the deal and in one
-direction (see :func:`idle`): after the deal it only renumbers columns, so it keeps every
+direction (see :func:`left_out`): after the deal it only renumbers columns, so it keeps every
 won sample won and would tie the best move in every position, and a player who follows
 the hint could go back and forth between two columns for ever.
 
@@ -164,7 +164,7 @@ def advise(
         return Advice(None, 0, 0, "none")
     states = completions(rules, view, samples)
     legal: Sequence[Hinted] = (
-        [action for action in legal_actions(states[0]) if not idle(rules, states[0], action)]
+        [action for action in legal_actions(states[0]) if not left_out(rules, states[0], action)]
         if states
         else ()
     )
@@ -232,7 +232,7 @@ def _least_lost(
     return Advice(best, 0, samples, "heuristic")
 
 
-def idle(rules: Ruleset, state: State, action: Hinted) -> bool:
+def left_out(rules: Ruleset, state: State, action: Hinted) -> bool:
     """Whether ``action`` is a whole column (no face-down card) moving into an empty one,
     taking no run off the table, that the hint leaves out.
 

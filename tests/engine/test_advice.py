@@ -37,6 +37,21 @@ def renumbers(state: engine.State, action: object) -> bool:
     )
 
 
+def follow_without_repeats(state: engine.State, steps: int) -> int:
+    """Play up to ``steps`` hints from ``state`` (fewer when the game ends or no hint is
+    left), asserting that no position comes back; how many positions were met."""
+    seen = set()
+    while state.status == engine.PLAYING and len(seen) < steps:
+        key = (state.columns, state.down, state.reserve)
+        assert key not in seen
+        seen.add(key)
+        action = advice.advise(CLASSIC, engine.player_view(state)).action
+        if action is None:
+            break
+        state = engine.apply(state, action)[0]
+    return len(seen)
+
+
 def test_the_hint_does_not_shuffle_a_column_between_empty_places() -> None:
     state = board("classic", AFTER_THE_DEAL)
     idle = [action for action in engine.legal_actions(state) if renumbers(state, action)]
@@ -46,38 +61,29 @@ def test_the_hint_does_not_shuffle_a_column_between_empty_places() -> None:
     assert not renumbers(state, found.action)
     # Followed from here (with the deal's real hidden cards), the hints never come back to
     # a position: in classic only such moves can be undone by another move.
-    seen = set()
-    while state.status == engine.PLAYING:
-        key = (state.columns, state.down)
-        assert key not in seen
-        seen.add(key)
-        action = advice.advise(CLASSIC, engine.player_view(state)).action
-        if action is None:
-            break
-        state = engine.apply(state, action)[0]
-    assert len(seen) > 3
+    assert follow_without_repeats(state, 200) > 3
 
 
 def test_which_whole_column_moves_into_an_empty_one_are_left_out() -> None:
     columns = ["KD QD", "", "KC", "2C", "KS QS", "", run("H")]
     before = board("classic", columns, reserve="5S 9S TS")
     after = board("classic", columns)
-    idle, moves = advice.idle, engine.Move
+    left_out, moves = advice.left_out, engine.Move
     # After the deal, a whole column into an empty one changes nothing.
-    assert idle(CLASSIC, after, moves(source=5, index=0, to=6))
-    assert idle(CLASSIC, after, moves(source=1, index=0, to=2))
+    assert left_out(CLASSIC, after, moves(source=5, index=0, to=6))
+    assert left_out(CLASSIC, after, moves(source=1, index=0, to=2))
     # Before it, the reserve lands on columns 1-3, in that order: one direction is kept,
     # out of a column it reaches into one it reaches later or not at all.
-    assert idle(CLASSIC, before, moves(source=5, index=0, to=6))
-    assert not idle(CLASSIC, before, moves(source=1, index=0, to=6))
-    assert idle(CLASSIC, before, moves(source=5, index=0, to=2))
-    assert not idle(CLASSIC, before, moves(source=1, index=0, to=2))
-    assert idle(CLASSIC, before, moves(source=3, index=0, to=2))
+    assert left_out(CLASSIC, before, moves(source=5, index=0, to=6))
+    assert not left_out(CLASSIC, before, moves(source=1, index=0, to=6))
+    assert left_out(CLASSIC, before, moves(source=5, index=0, to=2))
+    assert not left_out(CLASSIC, before, moves(source=1, index=0, to=2))
+    assert left_out(CLASSIC, before, moves(source=3, index=0, to=2))
     # A column that is one whole run leaves the table when it moves (classic checks the
     # destination); part of a column, or a move onto a card, is never left out.
-    assert not idle(CLASSIC, after, moves(source=7, index=0, to=6))
-    assert not idle(CLASSIC, after, moves(source=5, index=1, to=1))
-    assert not idle(CLASSIC, after, engine.Deal())
+    assert not left_out(CLASSIC, after, moves(source=7, index=0, to=6))
+    assert not left_out(CLASSIC, after, moves(source=5, index=1, to=1))
+    assert not left_out(CLASSIC, after, engine.Deal())
 
 
 TO_AND_FRO = [
@@ -96,14 +102,7 @@ def test_the_hint_does_not_move_a_column_to_and_fro_before_the_deal() -> None:
     # Classic seed 869 after 20 hinted actions: the King of clubs alone in column 1, which
     # the reserve reaches, and column 5 empty. The hint moved it to column 5 and back.
     state = board("classic", TO_AND_FRO, reserve=TO_AND_FRO_RESERVE)
-    seen = set()
-    for _ in range(6):
-        key = (state.columns, state.down)
-        assert key not in seen
-        seen.add(key)
-        action = advice.advise(CLASSIC, engine.player_view(state)).action
-        assert action is not None
-        state = engine.apply(state, action)[0]
+    assert follow_without_repeats(state, 6) == 6
 
 
 # Classic seed 115 after three hinted actions. No sample of its view is won within the
