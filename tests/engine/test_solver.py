@@ -5,7 +5,7 @@ import random
 import pytest
 
 from games.engine import RULESETS, apply, new_game, seeded_deal
-from games.engine.solver import Solution, solve
+from games.engine.solver import PROBE_NODES, Solution, _Chain, solve
 from games.engine.solver.search import Search
 from games.engine.state import WON, position
 
@@ -126,9 +126,10 @@ def test_one_target_moves_are_the_general_moves(name: str) -> None:
 def test_any_suit_building_searches_the_same_suit_game_first() -> None:
     """easy is classic with building on any suit: a classic won line is an easy won line
     (replayed here under easy), found by the smaller search; the any-suit search follows
-    only a classic proof of loss, with the budget that is left."""
+    only a classic proof of loss, with the budget that is left. Within the first turn of
+    the systematic search (PROBE_NODES) nothing else runs."""
     easy, classic = RULESETS["easy"], RULESETS["classic"]
-    budget = 3000
+    budget = PROBE_NODES
     cases = {"won": 0, "lost": 0}
     for seed in range(30):
         state = new_game(easy, seeded_deal(easy, seed))
@@ -147,3 +148,37 @@ def test_any_suit_building_searches_the_same_suit_game_first() -> None:
         else:
             assert solution == Solution("unknown", (), budget)
     assert cases["won"] >= 3 and cases["lost"] >= 3
+
+
+@pytest.mark.parametrize(("name", "seed"), [("double", 2), ("double", 7), ("easy", 2)])
+def test_probes_win_deals_that_one_search_does_not(name: str, seed: int) -> None:
+    """Past its first turn the systematic search shares the budget with probes (moves in a
+    random order seeded from the position): these deals are won within 20,000 nodes, and
+    the systematic search alone, as solve was before the probes, does not win them with
+    as many."""
+    rules = RULESETS[name]
+    state = new_game(rules, seeded_deal(rules, seed))
+    solution = solve(rules, state, budget=20_000)
+    assert solution.verdict == "won" and solution.nodes > PROBE_NODES
+    assert _Chain(rules, state).run(20_000)[0] == "unknown"
+    for action in solution.line:
+        state = apply(state, action)[0]
+    assert state.status == WON
+    # The probes' order comes from the position alone: the same answer again.
+    assert solve(rules, new_game(rules, seeded_deal(rules, seed)), budget=20_000) == solution
+
+
+def test_a_search_goes_on_where_it_stopped() -> None:
+    """Search.run again with a larger budget searches what one call with it would."""
+    rules = RULESETS["classic"]
+    for seed in range(6):
+        state = new_game(rules, seeded_deal(rules, seed))
+        once = Search(rules, state).run(4000)
+        twice = Search(rules, state)
+        first = twice.run(700)
+        if first[0] != "unknown":
+            assert first == once
+            continue
+        assert first[2] == 700
+        assert twice.run(4000) == once
+        assert twice.run(9000) == (once if once[0] != "unknown" else twice.run(9000))

@@ -389,3 +389,21 @@ def test_buried_cards_are_lost_for_the_plain_search_too(name: str) -> None:
         else:
             cut["searched"] += 1
     assert cut["buried"] >= 25 and cut["searched"] >= 25, cut
+
+
+@pytest.mark.parametrize("name", ["double", "easy"])
+def test_probes_agree_with_plain_exhaustive_search(name: str) -> None:
+    """A probe (the moves in a random order) prunes nothing the search does not: searched to
+    the end, it reaches the plain search's verdict, and its won lines replay to a won state."""
+    rules = RULESETS[name]
+    verdicts: Counter[str] = Counter()
+    for n, (state, (won, _)) in enumerate(positions(rules)[:120]):
+        for k in range(3):
+            verdict, line, _ = Search(rules, state, jitter=random.Random(n * 3 + k)).run(10**7)
+            verdicts[verdict] += 1
+            assert verdict == ("won" if won else "lost"), state.columns
+            after = state
+            for action in line:
+                after = apply(after, action)[0]
+            assert (after.status == WON) == won
+    assert verdicts["won"] >= 15 and verdicts["lost"] >= 15, verdicts

@@ -34,12 +34,12 @@ def test_solvability_command_prints_counts_with_intervals() -> None:
         assert verdict in text and "95% CI" in text
 
 
-@pytest.mark.parametrize(("name", "budget"), [("classic", 300), ("easy", 1200)])
+@pytest.mark.parametrize(("name", "budget"), [("classic", 300), ("easy", 3000), ("double", 5000)])
 def test_a_deal_decided_within_a_budget_gets_the_same_answer_under_a_larger_one(
     name: str, budget: int
 ) -> None:
-    """Why a survey may re-run only its unknown seeds at a larger budget (easy: with its
-    same-suit search first, see games.engine.solver)."""
+    """Why a survey may re-run only its unknown seeds at a larger budget (easy and double:
+    with their probes, and easy's same-suit search first, see games.engine.solver)."""
     _, small = survey(name, range(10), budget, jobs=1)
     _, large = survey(name, range(10), 30_000, jobs=1)
     decided = [(o.seed, o.verdict, o.nodes) for o in small if o.verdict != "unknown"]

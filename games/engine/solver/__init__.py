@@ -9,16 +9,16 @@ same position and budget give the same answer, line and node count on every mach
 How it searches, and why each shortcut is sound, is in :mod:`games.engine.solver.search`
 and docs/solvability.md.
 
-Where building is on any suit (``easy``), the same-suit game is searched first: it allows
-a subset of the moves, each with the same effect, so its won lines are won lines of the
-any-suit game, and its search is far smaller (every card has one place to go, and the
-shortcuts of one place hold). Only when it is proved lost does the any-suit search follow,
-with what is left of the budget; so a deal decided within a budget still gets the same
-answer under a larger one.
+Where a card has several places to go (``easy``, which builds on any suit, and ``double``,
+with two decks), the one search is joined by *probes*: short searches with the moves in a
+random order seeded from the position (:func:`_probing`), and in ``easy`` the same-suit
+game is searched first (:class:`_Chain`). Their turns do not depend on the budget, so a
+deal decided within a budget still gets the same answer under a larger one.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, replace
 
 from ..actions import Action
@@ -52,15 +52,76 @@ def solve(rules: Ruleset, state: State, budget: int = DEFAULT_BUDGET) -> Solutio
         return Solution("won", (), 0)
     if state.status != PLAYING:
         return Solution("lost", (), 0)
-    spent = 0
-    if not rules.same_suit:
-        verdict, line, spent = Search(replace(rules, same_suit=True), state).run(budget)
-        if verdict != "lost":
-            return Solution(verdict, line, spent)
-        if spent >= budget:
-            return Solution("unknown", (), spent)
-    verdict, line, nodes = Search(rules, state).run(budget - spent)
-    return Solution(verdict, line, spent + nodes)
+    if rules.decks == 1 and rules.same_suit:
+        return Solution(*Search(rules, state).run(budget))
+    return _probing(rules, state, budget)
 
 
-__all__ = ["DEFAULT_BUDGET", "Solution", "Verdict", "solve"]
+#: Where a card has several places to go: the nodes of one probe, and of each turn of the
+#: systematic search.
+PROBE_NODES = 1000
+#: Probes between two turns of the systematic search.
+PROBES_PER_TURN = 3
+
+
+def _probing(rules: Ruleset, state: State, budget: int) -> Solution:
+    """The systematic search (:class:`_Chain`) in turns of :data:`PROBE_NODES` nodes, with
+    :data:`PROBES_PER_TURN` probes after each: fresh searches of :data:`PROBE_NODES` nodes
+    whose moves of one kind come in a random order, seeded from the position.
+
+    In ``easy`` and ``double`` a depth-first search that took a wrong turn early spends any
+    budget below it: on double seeds 0-9 one search of 500,000 nodes wins 3 deals, probes
+    of 2,000 to 10,000 nodes win all ten within 330,000. A probe prunes nothing, so its won
+    line is a won line, and one that searches its whole tree proves the deal lost (as the
+    systematic search does, which a probe of a fixed size cannot on a larger tree).
+
+    The turns do not depend on the budget, so a deal decided within a budget gets the same
+    answer, line and node count under a larger one.
+    """
+    chain = _Chain(rules, state)
+    rng = random.Random(repr((rules.name, state.down, state.columns, state.reserve, state.cells)))
+    probed = 0
+    turn = 1
+    while True:
+        verdict, line, nodes = chain.run(min(budget - probed, turn * PROBE_NODES))
+        if verdict != "unknown":
+            return Solution(verdict, line, nodes + probed)
+        for _ in range(PROBES_PER_TURN):
+            room = budget - nodes - probed
+            if room <= 0:
+                return Solution("unknown", (), nodes + probed)
+            probe = Search(rules, state, jitter=rng)
+            verdict, line, spent = probe.run(min(PROBE_NODES, room))
+            probed += spent
+            if verdict != "unknown":
+                return Solution(verdict, line, nodes + probed)
+        turn += 1
+
+
+class _Chain:
+    """The systematic search of a ruleset where a card has several places to go, kept
+    between turns. In ``easy`` the same-suit game comes first: it allows a subset of the
+    moves, each with the same effect, so its won lines are won lines of the any-suit game,
+    and its search is far smaller (every card has one place to go, and the shortcuts of one
+    place hold). Only when it is proved lost does the any-suit search follow."""
+
+    def __init__(self, rules: Ruleset, state: State) -> None:
+        self.searches = [Search(rules, state)]
+        if not rules.same_suit:
+            self.searches.insert(0, Search(replace(rules, same_suit=True), state))
+        #: The nodes of the searches already proved lost.
+        self.spent = 0
+
+    def run(self, limit: int) -> tuple[Verdict, tuple[Action, ...], int]:
+        """Go on until ``limit`` nodes in all; ``(verdict, line, nodes in all)``."""
+        while True:
+            if self.spent >= limit:
+                return "unknown", (), self.spent
+            verdict, line, nodes = self.searches[0].run(limit - self.spent)
+            if verdict != "lost" or len(self.searches) == 1:
+                return verdict, line, self.spent + nodes
+            self.spent += nodes
+            self.searches.pop(0)
+
+
+__all__ = ["DEFAULT_BUDGET", "PROBE_NODES", "PROBES_PER_TURN", "Solution", "Verdict", "solve"]

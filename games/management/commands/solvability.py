@@ -1,10 +1,10 @@
 """``manage.py solvability --rules R --deals N``: how many seeded deals can be won, with
 every card known, by the solver (games.engine.solver), on every core.
 
-The search only stops early at the budget (it is one deterministic depth-first search), so
-a deal decided within a budget gets the same verdict under any larger one. A survey at a
-large budget can therefore be made in two passes: every deal at a first budget, then only
-the seeds it printed as unknown (``--seeds``) at the larger one.
+The search only stops early at the budget (it is deterministic, and its turns do not depend
+on the budget), so a deal decided within a budget gets the same verdict under any larger
+one. A survey at a large budget can therefore be made in two passes: every deal at a first
+budget, then only the seeds it printed as unknown (``--seeds``) at the larger one.
 """
 
 from __future__ import annotations
