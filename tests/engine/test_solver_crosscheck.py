@@ -391,6 +391,100 @@ def test_buried_cards_are_lost_for_the_plain_search_too(name: str) -> None:
     assert cut["buried"] >= 25 and cut["searched"] >= 25, cut
 
 
+def freeze(rules: Ruleset, state: State, rng: random.Random) -> State | None:
+    """``state`` with two cards X and Y of two columns each over face-down cards only, and
+    the cards each may go onto (every copy of its successor, or in ``easy`` every card a
+    rank above it) face-down under the other: neither can ever move, though neither has its
+    own places beneath it. Half the time one card under X is left face-up, so that X (and
+    then Y) can still move. None when the draw has no such pair."""
+    columns = [list(col) for col in state.columns]
+    used = [c for c, col in enumerate(columns) if col]
+    if len(used) < 2:
+        return None
+    a, b = rng.sample(used, 2)
+    x, y = rng.choice(columns[a]), rng.choice(columns[b])
+    if x % 13 == 12 or y % 13 == 12:
+        return None
+
+    def above(card: Card) -> set[Card]:
+        rank = card % 13 + 1
+        return {suit * 13 + rank for suit in ([card // 13] if rules.same_suit else range(4))}
+
+    places_x, places_y = above(x), above(y)
+    if x in places_y or y in places_x or places_x & places_y:
+        return None
+    if any(card in places_x | places_y for card in [*state.reserve, *state.cells] if card):
+        return None
+    under_b = [card for col in columns for card in col if card in places_x]
+    under_a = [card for col in columns for card in col if card in places_y]
+    if not under_a or not under_b:
+        return None
+    columns = [[card for card in col if card not in places_x | places_y] for col in columns]
+    columns[a] = under_a + columns[a]
+    columns[b] = under_b + columns[b]
+    down = [min(d, len(col) - 1) if col else 0 for d, col in zip(state.down, columns, strict=True)]
+    down[a] = columns[a].index(x)
+    down[b] = columns[b].index(y)
+    if rng.random() < 0.5 and down[a] >= 2:
+        down[a] -= 1
+    return position(
+        rules,
+        columns=columns,
+        down=down,
+        reserve=list(state.reserve),
+        cells=list(state.cells),
+        removed=list(state.removed),
+    )
+
+
+def buried_alone(state: State) -> bool:
+    """Shortcut 7 as it first was: one card with every place it may go beneath it."""
+    rules = state.rules
+    present = Counter(card for col in state.columns for card in col)
+    present.update(state.reserve)
+    present.update(card for card in state.cells if card is not None)
+    for col, down in zip(state.columns, state.down, strict=True):
+        for p in range(1, min(down, len(col) - 1) + 1):
+            card = col[p]
+            if card % 13 == 12:
+                continue
+            rank = card % 13 + 1
+            suits = [card // 13] if rules.same_suit else range(4)
+            if all(col[:p].count(s * 13 + rank) == present[s * 13 + rank] for s in suits):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("name", KING_ONLY)
+def test_cards_frozen_by_each_other_are_lost_for_the_plain_search_too(name: str) -> None:
+    """Shortcut 7 beyond one card: two cards each holding the other's places face-down
+    beneath it never move. The plain exhaustive search agrees wherever the solver calls
+    such a position lost at once, and on its near misses."""
+    rules = RULESETS[name]
+    rng = random.Random(f"frozen:{name}")
+    cut: Counter[str] = Counter()
+    for _ in range(4000):
+        if cut["frozen"] >= 20 and cut["searched"] >= 20:
+            break
+        drawn = (two_suit_position if rng.random() < 0.5 else small_position)(rules, rng)
+        state = freeze(rules, drawn, rng)
+        if state is None:
+            continue
+        plain = plain_search(state, CAP)
+        if plain is None:
+            continue
+        search = Search(rules, state)
+        solution = solve(rules, state, budget=10**7)
+        assert solution.verdict == ("won" if plain[0] else "lost"), (state.columns, state.down)
+        if search.buried(search.root):
+            assert not plain[0]
+            if not buried_alone(state):
+                cut["frozen"] += 1
+        else:
+            cut["searched"] += 1
+    assert cut["frozen"] >= 20 and cut["searched"] >= 20, cut
+
+
 @pytest.mark.parametrize("name", ["double", "easy"])
 def test_probes_agree_with_plain_exhaustive_search(name: str) -> None:
     """A probe (the moves in a random order) prunes nothing the search does not: searched to
