@@ -5,6 +5,10 @@ of deals decided (won or lost) within the node budget.
 
 Deals are the seeded deals S..S+N-1 of each ruleset, solved one after another in this
 process (no pool), so the times are per deal on one core. The default is a quick run.
+
+Where a card has several places to go (easy, double) the solver shares its budget with
+probes (games.engine.solver): a second table solves the same deals in the same run with the
+systematic search alone, as the solver did before, and prints the ratio of deals decided.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from games.engine.deals import seeded_deal  # noqa: E402
 from games.engine.rules import RULESETS  # noqa: E402
+from games.engine.solver import _Chain  # noqa: E402
 from games.engine.solver.survey import Outcome, outcomes  # noqa: E402
+from games.engine.state import new_game  # noqa: E402
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -39,8 +46,10 @@ def main() -> None:
         f"{'decided':>9}{'won':>6}{'lost':>6}{'unknown':>9}"
     )
     seeds = range(args.start, args.start + args.deals)
+    decided: dict[str, int] = {}
     for name in args.rules:
         done: list[Outcome] = list(outcomes(name, seeds, args.budget, jobs=1))
+        decided[name] = sum(o.verdict != "unknown" for o in done)
         seconds = [o.seconds for o in done]
         nodes = sum(o.nodes for o in done)
         won = sum(o.verdict == "won" for o in done)
@@ -50,6 +59,24 @@ def main() -> None:
             f"{name:<18}{nodes / max(sum(seconds), 1e-9):>10,.0f}"
             f"{statistics.median(seconds) * 1e3:>11.1f}{percentile(seconds, 0.95) * 1e3:>10.1f}"
             f"{(won + lost) / len(done):>9.0%}{won:>6}{lost:>6}{unknown:>9}"
+        )
+    several = [
+        name for name in args.rules if RULESETS[name].decks > 1 or not RULESETS[name].same_suit
+    ]
+    if several:
+        print("\nThe systematic search alone (no probes), same deals and budget:\n")
+        print(f"{'ruleset':<18}{'decided':>9}{'won':>6}{'lost':>6}{'probes / alone':>16}")
+    for name in several:
+        rules = RULESETS[name]
+        verdicts = [
+            _Chain(rules, new_game(rules, seeded_deal(rules, seed))).run(args.budget)[0]
+            for seed in seeds
+        ]
+        alone = sum(v != "unknown" for v in verdicts)
+        ratio = f"{decided[name] / alone:.2f}" if alone else "-"
+        print(
+            f"{name:<18}{alone / len(verdicts):>9.0%}{verdicts.count('won'):>6}"
+            f"{verdicts.count('lost'):>6}{ratio:>16}"
         )
 
 

@@ -70,10 +70,10 @@ def _probing(rules: Ruleset, state: State, budget: int) -> Solution:
     whose moves of one kind come in a random order, seeded from the position.
 
     In ``easy`` and ``double`` a depth-first search that took a wrong turn early spends any
-    budget below it: on double seeds 0-9 one search of 500,000 nodes wins 3 deals, probes
-    of 2,000 to 10,000 nodes win all ten within 330,000. A probe prunes nothing, so its won
-    line is a won line, and one that searches its whole tree proves the deal lost (as the
-    systematic search does, which a probe of a fixed size cannot on a larger tree).
+    budget below it: on double seeds 0-9 one search of 500,000 nodes wins 3 deals, with
+    probes 9 are won within 50,000 nodes. A probe prunes nothing, so its won line is a won
+    line, and one that searches its whole tree proves the deal lost; on a tree larger than a
+    probe, only the systematic search can.
 
     The turns do not depend on the budget, so a deal decided within a budget gets the same
     answer, line and node count under a larger one.
