@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from games.engine import RULESETS, Ruleset, State, apply, legal_actions
 from games.engine.cards import RUNS, Card
 from games.engine.game import _cell_moves, _column_moves, _has_progress
-from games.engine.solver import solve
+from games.engine.solver import Solution, solve
 from games.engine.solver.search import _RUN_TAILS, Search
 from games.engine.state import LOST, WON, position
 
@@ -361,33 +362,47 @@ def bury(rules: Ruleset, state: State, rng: random.Random) -> State | None:
     )
 
 
+def planted(
+    rules: Ruleset,
+    rng: random.Random,
+    plant: Callable[[Ruleset, State, random.Random], State | None],
+    tries: int,
+) -> Iterator[tuple[State, Solution, bool]]:
+    """Small positions changed by ``plant`` that the plain search finishes, once the
+    solver's verdict is checked against it: each with the solution, and whether the solver
+    calls it lost as dealt (shortcut 7), which the plain search must then agree with."""
+    for _ in range(tries):
+        drawn = (two_suit_position if rng.random() < 0.5 else small_position)(rules, rng)
+        state = plant(rules, drawn, rng)
+        if state is None:
+            continue
+        plain = plain_search(state, CAP)
+        if plain is None:
+            continue
+        solution = solve(rules, state, budget=10**7)
+        assert solution.verdict == ("won" if plain[0] else "lost"), (state.columns, state.down)
+        search = Search(rules, state)
+        frozen = search.buried(search.root)
+        assert not (frozen and plain[0])
+        yield state, solution, frozen
+
+
 @pytest.mark.parametrize("name", KING_ONLY)
 def test_buried_cards_are_lost_for_the_plain_search_too(name: str) -> None:
     """Shortcut 7: every position the solver calls lost at once because a card can never
     be turned up is lost for the plain exhaustive search as well, and its near misses
     (a face-up card left under the buried one, which can carry it away) are searched."""
     rules = RULESETS[name]
-    rng = random.Random(f"buried:{name}")
     cut: Counter[str] = Counter()
-    for _ in range(3000):
-        if cut["buried"] >= 25 and cut["searched"] >= 25:
-            break
-        drawn = (two_suit_position if rng.random() < 0.5 else small_position)(rules, rng)
-        state = bury(rules, drawn, rng)
-        if state is None:
-            continue
-        plain = plain_search(state, CAP)
-        if plain is None:
-            continue
-        search = Search(rules, state)
-        solution = solve(rules, state, budget=10**7)
-        assert solution.verdict == ("won" if plain[0] else "lost"), (state.columns, state.down)
-        if search.buried(search.root):
+    for _, solution, frozen in planted(rules, random.Random(f"buried:{name}"), bury, 3000):
+        if frozen:
             cut["buried"] += 1
             # One node (in easy, one for the same-suit game first and one for its own).
-            assert not plain[0] and solution.nodes == (1 if rules.same_suit else 2)
+            assert solution.nodes == (1 if rules.same_suit else 2)
         else:
             cut["searched"] += 1
+        if cut["buried"] >= 25 and cut["searched"] >= 25:
+            break
     assert cut["buried"] >= 25 and cut["searched"] >= 25, cut
 
 
@@ -461,27 +476,14 @@ def test_cards_frozen_by_each_other_are_lost_for_the_plain_search_too(name: str)
     beneath it never move. The plain exhaustive search agrees wherever the solver calls
     such a position lost at once, and on its near misses."""
     rules = RULESETS[name]
-    rng = random.Random(f"frozen:{name}")
     cut: Counter[str] = Counter()
-    for _ in range(4000):
+    for state, _, frozen in planted(rules, random.Random(f"frozen:{name}"), freeze, 4000):
+        if frozen and not buried_alone(state):
+            cut["frozen"] += 1
+        elif not frozen:
+            cut["searched"] += 1
         if cut["frozen"] >= 20 and cut["searched"] >= 20:
             break
-        drawn = (two_suit_position if rng.random() < 0.5 else small_position)(rules, rng)
-        state = freeze(rules, drawn, rng)
-        if state is None:
-            continue
-        plain = plain_search(state, CAP)
-        if plain is None:
-            continue
-        search = Search(rules, state)
-        solution = solve(rules, state, budget=10**7)
-        assert solution.verdict == ("won" if plain[0] else "lost"), (state.columns, state.down)
-        if search.buried(search.root):
-            assert not plain[0]
-            if not buried_alone(state):
-                cut["frozen"] += 1
-        else:
-            cut["searched"] += 1
     assert cut["frozen"] >= 20 and cut["searched"] >= 20, cut
 
 
