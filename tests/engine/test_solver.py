@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from games.engine import RULESETS, apply, new_game, seeded_deal
+from games.engine import RULESETS, apply, new_game, seeded_deal, solver
 from games.engine.solver import PROBE_NODES, Solution, _Chain, solve
 from games.engine.solver.search import Search
 from games.engine.state import WON, position
@@ -182,3 +182,36 @@ def test_a_search_goes_on_where_it_stopped() -> None:
         assert first[2] == 700
         assert twice.run(4000) == once
         assert twice.run(9000) == (once if once[0] != "unknown" else twice.run(9000))
+
+
+def test_a_focused_probe_never_proves_a_deal_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """easy's probes are focused (a card goes onto another suit only for a reason), so the
+    end of one proves nothing. Here they leave out every move but the deal, and end after
+    two positions, long before the systematic search finds the win: solve still wins."""
+    monkeypatch.setattr(solver, "PROBE_NODES", 3)
+    monkeypatch.setattr(Search, "focused", lambda self, columns, steps: [])
+    easy = RULESETS["easy"]
+    state = new_game(easy, seeded_deal(easy, 0))
+    probe = Search(easy, state, jitter=random.Random(0), focus=True)
+    assert probe.run(10) == ("lost", (), 2)
+    solution = solve(easy, state, budget=10_000)
+    assert solution.verdict == "won" and solution.nodes > 300
+    for action in solution.line:
+        state = apply(state, action)[0]
+    assert state.status == WON
+
+
+def test_focused_moves_are_some_of_the_moves() -> None:
+    """A focused probe only leaves moves out, and in easy it does leave some out."""
+    easy = RULESETS["easy"]
+    left_out = 0
+    for seed in range(5):
+        state = new_game(easy, seeded_deal(easy, seed))
+        search = Search(easy, state)
+        focused = Search(easy, state, focus=True)
+        for child in search.children(search.root)[:8]:
+            steps = search.moves(child)[0]
+            kept = focused.moves(child)[0]
+            assert set(kept) <= set(steps)
+            left_out += len(steps) - len(kept)
+    assert left_out > 0

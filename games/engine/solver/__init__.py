@@ -75,6 +75,12 @@ def _probing(rules: Ruleset, state: State, budget: int) -> Solution:
     line, and one that searches its whole tree proves the deal lost; on a tree larger than a
     probe, only the systematic search can.
 
+    In ``easy`` the probes are *focused* (:meth:`Search.focused`): a card goes onto a card
+    of another suit only to turn up a card, empty a column or uncover a card whose own
+    predecessor can then join it. On 20 easy deals that 50,000 nodes did not decide, 200,000
+    nodes won 14 with complete probes (158 s) and 19 with focused ones (23 s). A focused
+    probe leaves moves out, so its end proves nothing; only its won line counts.
+
     The turns do not depend on the budget, so a deal decided within a budget gets the same
     answer, line and node count under a larger one.
     """
@@ -90,10 +96,10 @@ def _probing(rules: Ruleset, state: State, budget: int) -> Solution:
             room = budget - nodes - probed
             if room <= 0:
                 return Solution("unknown", (), nodes + probed)
-            probe = Search(rules, state, jitter=rng)
+            probe = Search(rules, state, jitter=rng, focus=True)
             verdict, line, spent = probe.run(min(PROBE_NODES, room))
             probed += spent
-            if verdict != "unknown":
+            if verdict == "won" or (verdict == "lost" and not probe.focus):
                 return Solution(verdict, line, nodes + probed)
         turn += 1
 

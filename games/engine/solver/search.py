@@ -188,10 +188,13 @@ class Search:
         *,
         safe_joins: bool = True,
         jitter: random.Random | None = None,
+        focus: bool = False,
     ) -> None:
         self.rules = rules
         #: A probe's random source (shortcut-free: it only reorders moves), or None.
         self.jitter = jitter
+        #: Whether this is a focused probe (:meth:`focused`; any-suit building only).
+        self.focus = focus and not rules.same_suit
         # What :meth:`run` keeps between calls: the open lines, the keys seen, the line to
         # the current position and the positions counted; ``stack`` is None until it starts.
         self.stack: list[tuple[list[Child], int, int]] | None = None
@@ -346,7 +349,32 @@ class Search:
                 for t in empties:
                     steps.append((1, n, t, 0))
                 progress = True
+        if self.focus:
+            steps = self.focused(columns, steps)
         return steps, progress
+
+    def focused(self, columns: Columns, steps: list[Step]) -> list[Step]:
+        """A focused probe's moves: a card goes onto a card of another suit only to turn up
+        a card, to empty a column, or to uncover a card whose own predecessor lies face-up
+        in another column, ready to join it. Not a shortcut: it throws wins away, so such
+        a probe never proves a position lost."""
+        up: dict[int, int] = {}
+        for c, col in enumerate(columns):
+            for card in col[1 + col[0] :]:
+                up[card] = c
+        kept = []
+        for step in steps:
+            kind, s, i, t = step
+            if kind == 0:
+                src = columns[s]
+                dest = columns[t]
+                card = src[1 + i]
+                if len(dest) > 1 and dest[-1] != card + 1 and i != src[0] and i:
+                    under = src[i]
+                    if not (under % 13 and up.get(under - 1, s) != s):
+                        continue
+            kept.append(step)
+        return kept
 
     def one_target_moves(self, node: Child) -> tuple[list[Step], bool]:
         """:meth:`moves` where every card has one place to go (one deck, same suit): the
