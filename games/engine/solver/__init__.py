@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from ..actions import Action
 from ..rules import Ruleset
 from ..state import PLAYING, WON, State
-from .search import Search, Verdict
+from .search import Decided, Search, Verdict
 
 #: The node budget when the caller names none.
 DEFAULT_BUDGET = 200_000
@@ -71,9 +71,9 @@ def _probing(rules: Ruleset, state: State, budget: int) -> Solution:
 
     In ``easy`` and ``double`` a depth-first search that took a wrong turn early spends any
     budget below it: on double seeds 0-9 one search of 500,000 nodes wins 3 deals, with
-    probes 9 are won within 50,000 nodes. A probe prunes nothing, so its won line is a won
-    line, and one that searches its whole tree proves the deal lost; on a tree larger than a
-    probe, only the systematic search can.
+    probes 9 are won within 50,000 nodes. A complete probe prunes nothing, so its won line
+    is a won line, and one that searches its whole tree proves the deal lost; on a tree
+    larger than a probe, only the systematic search can.
 
     In ``easy`` the probes are *focused* (:meth:`Search.focused`): a card goes onto a card
     of another suit only to turn up a card, empty a column or uncover a card whose own
@@ -118,7 +118,7 @@ class _Chain:
         #: The nodes of the searches already proved lost.
         self.spent = 0
 
-    def run(self, limit: int) -> tuple[Verdict, tuple[Action, ...], int]:
+    def run(self, limit: int) -> Decided:
         """Go on until ``limit`` nodes in all; ``(verdict, line, nodes in all)``."""
         while True:
             if self.spent >= limit:

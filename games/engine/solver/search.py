@@ -83,7 +83,10 @@ left out. Every shortcut, and why it is sound:
    shortcut 6).
 
 Nothing else is pruned: every other legal move is searched. Moves are only *ordered*
-(runs that leave first, then cards turned up, columns emptied, builds, and the deal last).
+(runs that leave first, then cards turned up, columns emptied, builds, and the deal last;
+a probe's order is jittered within that, see ``jitter``). A focused probe (``focus``,
+:meth:`Search.focused`) does leave moves out, which is why its end is never taken for a
+proof (games.engine.solver).
 """
 
 from __future__ import annotations
