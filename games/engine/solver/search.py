@@ -697,10 +697,13 @@ class Search:
             total += len(col) - 1
         places: dict[int, list[int]] = {}
         column_of: list[int] = []
+        #: One past each column's top card.
+        ends: list[int] = []
         for c, col in enumerate(columns):
             base = offsets[c]
+            column_of.extend([c] * (len(col) - 1))
+            ends.append(base + len(col) - 1)
             for j, card in enumerate(col[1:]):
-                column_of.append(c)
                 if card in places:
                     places[card].append(base + j)
                 else:
@@ -747,9 +750,8 @@ class Search:
                     for ti in places.get(t, ()):
                         if ti == i - 1 and j:
                             continue  # the card it sits on
-                        tc = column_of[ti]
-                        cover = ti + 1 if ti + 1 < offsets[tc] + len(columns[tc]) - 1 else -1
-                        ways.append((cover, i + 1, ti + 1) if tc == c and ti > i else (cover, 0, 0))
+                        cover = ti + 1 if ti + 1 < ends[column_of[ti]] else -1
+                        ways.append((cover, i + 1, ti + 1) if i < ti < ends[c] else (cover, 0, 0))
                 pending.append((i, up, not king_only, None if anyway else ways))
         if not missing:
             return False
@@ -766,9 +768,35 @@ class Search:
                 any_empty = True
             else:
                 emptiers.add(offsets[c] + 1)
-        # The cards each card waits on: a card is looked at again when one of them leaves.
+
+        def can_leave(entry: tuple[int, int, bool, list[tuple[int, int, int]] | None]) -> bool:
+            _, up, to_empty, exits = entry
+            if up >= 0 and not leaves[up]:
+                return False
+            if exits is None or (to_empty and any_empty):
+                return True
+            for cover, low, high in exits:
+                if (cover < 0 or leaves[cover]) and (low == high or leaves.find(1, low, high) >= 0):
+                    return True
+            return False
+
+        # One pass over every card first (most can leave at once), then only the cards
+        # left, each looked at again when a card it waits on leaves.
+        left = []
+        for entry in pending:
+            if not can_leave(entry):
+                left.append(entry)
+                continue
+            i = entry[0]
+            leaves[i] = 1
+            if needed[i]:
+                missing -= 1
+                if not missing:
+                    return False
+            if i in emptiers:
+                any_empty = True
         waiting: dict[int, list[int]] = {}
-        for e, (_, up, _, exits) in enumerate(pending):
+        for e, (_, up, _, exits) in enumerate(left):
             if up >= 0:
                 waiting.setdefault(up, []).append(e)
             for cover, low, high in exits or ():
@@ -776,19 +804,12 @@ class Search:
                     waiting.setdefault(cover, []).append(e)
                 for k in range(low, high):
                     waiting.setdefault(k, []).append(e)
-        queue = list(range(len(pending)))
+        queue = list(range(len(left)))
         while queue:
-            i, up, to_empty, exits = pending[queue.pop()]
-            if leaves[i] or (up >= 0 and not leaves[up]):
+            entry = left[queue.pop()]
+            i = entry[0]
+            if leaves[i] or not can_leave(entry):
                 continue
-            if not (exits is None or (to_empty and any_empty)):
-                for cover, low, high in exits:
-                    if (cover < 0 or leaves[cover]) and (
-                        low == high or leaves.find(1, low, high) >= 0
-                    ):
-                        break
-                else:
-                    continue
             leaves[i] = 1
             if needed[i]:
                 missing -= 1
@@ -797,7 +818,7 @@ class Search:
             queue.extend(waiting.get(i, ()))
             if not any_empty and i in emptiers:
                 any_empty = True
-                queue.extend(e for e, entry in enumerate(pending) if entry[2])
+                queue.extend(e for e, entry in enumerate(left) if entry[2])
         return True
 
     def reachable(self) -> set[bytes]:
