@@ -680,11 +680,11 @@ class Search:
         """Whether some card that must leave its place never can (shortcut 6): a card not
         on its same-suit successor, the card on a face-down card, a King above another.
 
-        Cards are numbered through the columns in order (``flat``). For each card, the
-        ways out of its place: ``(cover, low, high)`` for each copy ``T`` of a card it may
-        go onto, in a column and not the card under it: the card on ``T`` (or -1), and the
-        cards between the two when ``T`` is above it (``low:high``, else empty); ``None``
-        when one way needs nothing (a copy in ``free``, or a King's run completed on it
+        Cards are numbered through the columns in order, bottom to top. For each card,
+        its ways out (``exits``): ``(cover, low, high)`` for each copy ``T`` of a card it
+        may go onto, in a column and not the card under it: the card on ``T`` (or -1), and
+        the cards between the two when ``T`` is above it (``low:high``, else empty);
+        ``None`` when one way needs nothing (a copy in ``free``, or a King's run completed on it
         once the card on it is its Queen or there is none). The least set of cards that
         can leave (``leaves``) grows until no card joins it, or until every card that must
         leave is in it (``missing`` reaches 0)."""
@@ -721,7 +721,7 @@ class Search:
                 any_empty = True
                 continue
             down = col[0]
-            for j in reversed(range(n)):  # top first: the fixpoint settles in fewer sweeps
+            for j in reversed(range(n)):  # top first: the first pass below settles more
                 i = base + j
                 card = col[1 + j]
                 up = i + 1 if j < down else -1
