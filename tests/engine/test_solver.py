@@ -150,7 +150,7 @@ def test_any_suit_building_searches_the_same_suit_game_first() -> None:
     assert cases["won"] >= 3 and cases["lost"] >= 3
 
 
-@pytest.mark.parametrize(("name", "seed"), [("double", 8), ("double", 15), ("easy", 9)])
+@pytest.mark.parametrize(("name", "seed"), [("double", 15), ("double", 18), ("easy", 9)])
 def test_probes_win_deals_that_one_search_does_not(name: str, seed: int) -> None:
     """Past its first turn the systematic search shares the budget with probes (moves in a
     random order seeded from the position): these deals are won within 20,000 nodes, and

@@ -25,6 +25,7 @@ from games.engine import RULESETS, Ruleset, State, apply, legal_actions
 from games.engine.cards import RUNS, Card
 from games.engine.game import _cell_moves, _column_moves, _has_progress
 from games.engine.solver import Solution, solve
+from games.engine.solver.departures import lost_as_it_stands
 from games.engine.solver.search import _RUN_TAILS, Search
 from games.engine.state import LOST, WON, position
 
@@ -538,3 +539,75 @@ def test_stranded_positions_are_lost_for_the_plain_search_too(name: str) -> None
         assert seen[True, False] >= 150 and seen[False, True] >= 20, seen
         # Most lost positions are decided by the check alone.
         assert seen[True, False] > 5 * seen[False, False], seen
+
+
+def share(rules: Ruleset, state: State, rng: random.Random) -> State | None:
+    """``state`` (two decks) with both copies of some card X, a copy of X+1 and one more
+    card Y taken from wherever they are and put at the bottom of one column, from the
+    bottom up X+1, Y, X, X, with the three lowest face-down: the top X must go onto the
+    other copy of X+1 and then the second X can never move (shortcut 7). Half the time Y
+    goes to the bottom of another column instead, and a third of the time one card fewer
+    is face-down: the near misses. None when the draw has no such X."""
+    columns = [list(col) for col in state.columns]
+    present = Counter(card for col in columns for card in col)
+    choices = sorted(x for x, n in present.items() if n == 2 and x % 13 != 12 and present[x + 1])
+    if not choices:
+        return None
+    x = rng.choice(choices)
+    others = sorted(y for y in present if y not in (x, x + 1))
+    if not others:
+        return None
+    y = rng.choice(others)
+    taken = [x, x, x + 1, y]
+    for col in columns:
+        for card in list(col):
+            if card in taken:
+                col.remove(card)
+                taken.remove(card)
+    c = rng.randrange(len(columns))
+    if rng.random() < 0.5:
+        columns[c][:0] = [x + 1, y, x, x]
+        down = 3
+    else:
+        columns[c][:0] = [x + 1, x, x]
+        columns[(c + 1) % len(columns)].insert(0, y)
+        down = 2
+    downs = [0] * len(columns)
+    downs[c] = down - (rng.random() < 1 / 3)
+    return position(
+        rules,
+        columns=columns,
+        down=downs,
+        reserve=list(state.reserve),
+        cells=list(state.cells),
+        removed=list(state.removed),
+    )
+
+
+def test_two_copies_with_one_place_are_lost_for_the_plain_search_too() -> None:
+    """Shortcut 7 (two decks): every position the solver calls lost because both copies of
+    a card could only ever use one copy of their successor between them is lost for the
+    plain exhaustive search too, and many such positions are decided by it alone (stranded
+    cards, shortcut 6, do not decide them); the near misses are searched to agree."""
+    rules = RULESETS["double"]
+    rng = random.Random("one-place:double")
+    cut: Counter[str] = Counter()
+    for _ in range(2000):
+        state = share(rules, small_position(rules, rng), rng)
+        if state is None:
+            continue
+        plain = plain_search(state, TWO_SUIT_CAP)
+        if plain is None:
+            continue
+        search = Search(rules, state)
+        columns, free = search.root.columns, search.free(search.root)
+        alone = lost_as_it_stands(columns, free, search.targets, search.king_only, False)
+        lost = lost_as_it_stands(columns, free, search.targets, search.king_only, True)
+        assert not (lost and plain[0]), (state.columns, state.down, state.reserve)
+        if lost:
+            cut["one place" if not alone else "stranded"] += 1
+        else:
+            cut["won" if plain[0] else "searched"] += 1
+        if cut["one place"] >= 30 and cut["won"] >= 10:
+            break
+    assert cut["one place"] >= 30 and cut["won"] >= 10, cut

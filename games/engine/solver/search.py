@@ -56,33 +56,33 @@ left out. Every shortcut, and why it is sound:
 
 6. **Stranded cards** (every ruleset). To win, every card not on its same-suit successor
    must at some time leave the card it sits on, every face-down card needs the card on it
-   gone, and every King above another card must go too (or its run leave from on top of
-   it). What a card's first departure from its place needs is simple to state, and it is
-   all necessary: a face-down card needs the card on it to have left; a card other than a
-   King goes onto a copy ``T`` of a card it may go onto (its same-suit successor: one in
-   one deck, two in ``double``; four in ``easy``), so the card on ``T`` must have left
-   ``T`` before, and if ``T`` lies above it in its own column, some card between them must
-   have left too, or ``T`` would travel with it; a copy in the reserve or a cell counts as
-   always there (it may land there in time); a King (any card in ``wasp``) may instead go
-   into an empty column, which needs some column to be emptied first: its bottom card
-   leaving, or for a King at the bottom, a run completed on it, for which the card on it
-   must be its Queen or leave. The *least* set of cards closed under these conditions
-   holds every card that ever leaves its place in any line of play (by induction on the
-   moves: the conditions of each departure were met by earlier ones). If a card that
-   must leave is not in it, no line wins. The check holds of any position, and it is all
-   the search needs of the two checks that came before it (both are special cases): a
-   *lock*, a cycle of cards each of which must leave before the next can, and *frozen
-   cards*, each with every place it may go under another that cannot move. On seeds
-   0-1999 as dealt it finds 1,723 ``classic`` deals lost against 1,424 for those two, 36
-   ``double`` deals against 19, 57 ``wasp`` and 1 ``easy`` deal against none. Moves can
-   strand a card too (a card laid on the last free copy of what another needs, a run that
-   leaves with a copy), so where a card has several places (``easy``, ``double``) every
-   position the search visits is checked, which costs about 0.1 ms a position and pays
-   many times over: on 154 ``double`` deals undecided at 100,000 nodes without it, 129 are
-   won within 100,000 nodes with it, as probes no longer spend their nodes below lost
-   positions. Elsewhere only the root and the positions right after the deal are checked
-   (in one-place rulesets the deal strands a card far more often than a move does; the
-   hints, which search many small positions, keep their speed).
+   gone, and every King above another card must go too. What a card's first departure
+   needs is all necessary (the card on it gone if it is face-down; a copy of a card it may
+   go onto with the card on that copy gone first; for a King, an empty column), so the
+   *least* set of cards closed under those conditions holds every card that ever departs
+   in any line of play, and a card that must leave outside it proves the position lost.
+   The conditions and the proof are in :mod:`.departures`. It replaced two earlier checks,
+   both special cases of it: *locks* (a cycle of cards each of which must leave before the
+   next can) and *frozen cards* (each with every place it may go under another that cannot
+   move). On seeds 0-1999 as dealt it finds 1,723 ``classic`` deals lost against 1,424 for
+   those two, 36 ``double`` deals against 19, 57 ``wasp`` and 1 ``easy`` deal against none.
+7. **Two copies, one place** (``double``). The same closure, computed with one card held
+   in place, holds every card that can depart before it. When both copies of a card must
+   leave and one copy of their successor stays covered until both have departed, the
+   first copy to leave takes the other copy of the successor, and it can leave that only
+   for the covered one or with its run: the second copy never departs, and the position
+   is lost (:mod:`.departures`). It decides 11 of the 21 ``double`` deals of seeds
+   0-1999 that 1,500,000 nodes left undecided, as dealt.
+
+   Moves can strand a card too (a card laid on the last free copy of what another needs,
+   a run that leaves with a copy), so where a card has several places (``easy``,
+   ``double``) every position the search visits is checked for 6, and in ``double`` for
+   7, which costs about 0.1 ms a position (0.3 ms with 7) and pays many times over: on 154
+   ``double`` deals undecided at 100,000 nodes without 6, 129 are won within 100,000
+   nodes with it, as probes no longer spend their nodes below lost positions. Elsewhere
+   only the root and the positions right after the deal are checked (in one-place
+   rulesets the deal strands a card far more often than a move does; the hints, which
+   search many small positions, keep their speed).
 
 Nothing else is pruned: every other legal move is searched. Moves are only *ordered*
 (runs that leave first, then cards turned up, columns emptied, builds, and the deal last;
@@ -100,6 +100,7 @@ from ..actions import Action, CellMove, Deal, Move
 from ..cards import RUNS
 from ..rules import Ruleset
 from ..state import State
+from .departures import lost_as_it_stands
 
 #: ``(kind, a, b, c)``: a move ``(0, source, index, to)``, a cell move ``(1, cell, to, 0)``
 #: or the deal ``(2, 0, 0, 0)``; columns and cells 0-based.
@@ -223,6 +224,7 @@ class Search:
         # ``Child.where``. Shortcut 5 holds where, besides, only Kings go into empty columns.
         self.one_target = rules.decks == 1 and rules.same_suit
         self.one_place = self.one_target and rules.king_only_on_empty
+        self.two_decks = rules.decks == 2
         self.joins_safe = safe_joins and self.one_place
         # Shortcut 6: at the root and after the deal, or where a card has several places,
         # at every position visited.
@@ -677,149 +679,9 @@ class Search:
         return free
 
     def stranded(self, columns: Columns, free: set[int]) -> bool:
-        """Whether some card that must leave its place never can (shortcut 6): a card not
-        on its same-suit successor, the card on a face-down card, a King above another.
-
-        Cards are numbered through the columns in order, bottom to top. For each card,
-        its ways out (``exits``): ``(cover, low, high)`` for each copy ``T`` of a card it
-        may go onto, in a column and not the card under it: the card on ``T`` (or -1), and
-        the cards between the two when ``T`` is above it (``low:high``, else empty);
-        ``None`` when one way needs nothing (a copy in ``free``, or a King's run completed on it
-        once the card on it is its Queen or there is none). The least set of cards that
-        can leave (``leaves``) grows until no card joins it, or until every card that must
-        leave is in it (``missing`` reaches 0)."""
-        targets = self.targets
-        king_only = self.king_only
-        offsets: list[int] = []
-        total = 0
-        for col in columns:
-            offsets.append(total)
-            total += len(col) - 1
-        places: dict[int, list[int]] = {}
-        column_of: list[int] = []
-        #: One past each column's top card.
-        ends: list[int] = []
-        for c, col in enumerate(columns):
-            base = offsets[c]
-            column_of.extend([c] * (len(col) - 1))
-            ends.append(base + len(col) - 1)
-            for j, card in enumerate(col[1:]):
-                if card in places:
-                    places[card].append(base + j)
-                else:
-                    places[card] = [base + j]
-        leaves = bytearray(total)
-        needed = bytearray(total)
-        missing = 0
-        # (card, the card on it when face-down or -1, may go into an empty column, ways)
-        pending: list[tuple[int, int, bool, list[tuple[int, int, int]] | None]] = []
-        any_empty = False
-        for c, col in enumerate(columns):
-            base = offsets[c]
-            n = len(col) - 1
-            if not n:
-                any_empty = True
-                continue
-            down = col[0]
-            for j in reversed(range(n)):  # top first: the first pass below settles more
-                i = base + j
-                card = col[1 + j]
-                up = i + 1 if j < down else -1
-                if up >= 0 and not needed[up]:
-                    needed[up] = 1
-                    missing += 1
-                if card % 13 == 12:
-                    if not j:
-                        continue
-                    if not needed[i]:
-                        needed[i] = 1
-                        missing += 1
-                    # Its run completed on it: nothing, or its Queen, or the card on it gone.
-                    done = j + 1 == n or col[2 + j] == card - 1
-                    pending.append((i, up, True, None if done else [(i + 1, 0, 0)]))
-                    continue
-                if (not j or col[j] != card + 1) and not needed[i]:
-                    needed[i] = 1
-                    missing += 1
-                ways: list[tuple[int, int, int]] = []
-                anyway = False
-                for t in targets[card]:
-                    if t in free:
-                        anyway = True
-                        break
-                    for ti in places.get(t, ()):
-                        if ti == i - 1 and j:
-                            continue  # the card it sits on
-                        cover = ti + 1 if ti + 1 < ends[column_of[ti]] else -1
-                        ways.append((cover, i + 1, ti + 1) if i < ti < ends[c] else (cover, 0, 0))
-                pending.append((i, up, not king_only, None if anyway else ways))
-        if not missing:
-            return False
-        # A column can be emptied once one of ``emptiers`` leaves: a bottom card, or the
-        # card on a King at the bottom (a run completed on it).
-        emptiers: set[int] = set()
-        for c, col in enumerate(columns):
-            if len(col) == 1:
-                continue
-            bottom = col[1]
-            if bottom % 13 != 12:
-                emptiers.add(offsets[c])
-            elif len(col) == 2 or col[2] == bottom - 1:
-                any_empty = True
-            else:
-                emptiers.add(offsets[c] + 1)
-
-        def can_leave(entry: tuple[int, int, bool, list[tuple[int, int, int]] | None]) -> bool:
-            _, up, to_empty, exits = entry
-            if up >= 0 and not leaves[up]:
-                return False
-            if exits is None or (to_empty and any_empty):
-                return True
-            for cover, low, high in exits:
-                if (cover < 0 or leaves[cover]) and (low == high or leaves.find(1, low, high) >= 0):
-                    return True
-            return False
-
-        # One pass over every card first (most can leave at once), then only the cards
-        # left, each looked at again when a card it waits on leaves.
-        left = []
-        for entry in pending:
-            if not can_leave(entry):
-                left.append(entry)
-                continue
-            i = entry[0]
-            leaves[i] = 1
-            if needed[i]:
-                missing -= 1
-                if not missing:
-                    return False
-            if i in emptiers:
-                any_empty = True
-        waiting: dict[int, list[int]] = {}
-        for e, (_, up, _, exits) in enumerate(left):
-            if up >= 0:
-                waiting.setdefault(up, []).append(e)
-            for cover, low, high in exits or ():
-                if cover >= 0:
-                    waiting.setdefault(cover, []).append(e)
-                for k in range(low, high):
-                    waiting.setdefault(k, []).append(e)
-        queue = list(range(len(left)))
-        while queue:
-            entry = left[queue.pop()]
-            i = entry[0]
-            if leaves[i] or not can_leave(entry):
-                continue
-            leaves[i] = 1
-            if needed[i]:
-                missing -= 1
-                if not missing:
-                    return False
-            queue.extend(waiting.get(i, ()))
-            if not any_empty and i in emptiers:
-                any_empty = True
-                queue.extend(e for e, entry in enumerate(left) if entry[2])
-        return True
+        """Whether shortcut 6, or where there are two decks shortcut 7, proves the position
+        lost as it stands (:mod:`.departures`)."""
+        return lost_as_it_stands(columns, free, self.targets, self.king_only, self.two_decks)
 
     def reachable(self) -> set[bytes]:
         """Every key the search reaches from the root, searched to the end (for tests)."""
