@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.engine.deals import seeded_deal  # noqa: E402
 from games.engine.rules import RULESETS  # noqa: E402
-from games.engine.solver import _Chain  # noqa: E402
+from games.engine.solver import systematic  # noqa: E402
 from games.engine.solver.survey import Outcome, outcomes  # noqa: E402
 from games.engine.state import new_game  # noqa: E402
 
@@ -69,7 +69,7 @@ def main() -> None:
     for name in several:
         rules = RULESETS[name]
         verdicts = [
-            _Chain(rules, new_game(rules, seeded_deal(rules, seed))).run(args.budget)[0]
+            systematic(rules, new_game(rules, seeded_deal(rules, seed)), args.budget).verdict
             for seed in seeds
         ]
         alone = sum(v != "unknown" for v in verdicts)

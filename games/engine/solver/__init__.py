@@ -46,15 +46,32 @@ class Solution:
 
 def solve(rules: Ruleset, state: State, budget: int = DEFAULT_BUDGET) -> Solution:
     """Search ``state`` (every card known) under ``rules`` with at most ``budget`` nodes."""
+    over = _over(rules, state)
+    if over is not None:
+        return over
+    if rules.decks == 1 and rules.same_suit:
+        return Solution(*Search(rules, state).run(budget))
+    return _probing(rules, state, budget)
+
+
+def systematic(rules: Ruleset, state: State, budget: int = DEFAULT_BUDGET) -> Solution:
+    """:func:`solve` without its probes, as it was before them: the systematic search
+    alone (in ``easy``, the same-suit game first). For benchmarks and tests that measure
+    what the probes add."""
+    over = _over(rules, state)
+    return over if over is not None else Solution(*_Chain(rules, state).run(budget))
+
+
+def _over(rules: Ruleset, state: State) -> Solution | None:
+    """The answer for a game already over (no search), or None; a state of other rules
+    is refused."""
     if state.rules != rules:
         raise ValueError(f"the state is a {state.rules.name} state, not {rules.name}")
     if state.status == WON:
         return Solution("won", (), 0)
     if state.status != PLAYING:
         return Solution("lost", (), 0)
-    if rules.decks == 1 and rules.same_suit:
-        return Solution(*Search(rules, state).run(budget))
-    return _probing(rules, state, budget)
+    return None
 
 
 #: Where a card has several places to go: the nodes of one probe, and of each turn of the
@@ -133,4 +150,12 @@ class _Chain:
             self.searches.pop(0)
 
 
-__all__ = ["DEFAULT_BUDGET", "PROBE_NODES", "PROBES_PER_TURN", "Solution", "Verdict", "solve"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "PROBE_NODES",
+    "PROBES_PER_TURN",
+    "Solution",
+    "Verdict",
+    "solve",
+    "systematic",
+]
