@@ -26,9 +26,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .actions import Action, CellMove, Deal, Move
 from .cards import SUITS, Card, new_deck, parse_card
@@ -46,6 +46,7 @@ SAMPLE_BUDGET = 400
 
 Source = Literal["solver", "heuristic", "none"]
 Hinted = Move | CellMove | Deal
+Trial = TypeVar("Trial")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,22 +187,58 @@ def advise(
             undecided.append(state)
     if not won:
         return _least_lost(rules, view, legal, undecided, budget, preference, samples)
-    wins: Counter[Hinted] = Counter()
-    for state, first in won:
-        wins[first] += 1
-        for action in legal:
-            if action != first and _still_won(rules, state, action, budget):
-                wins[action] += 1
-    best = min(
-        wins,
-        key=lambda action: (
-            -wins[action],
+
+    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int]:
+        return (
+            -wins,
             preference.get(action, len(preference)),
             -first_moves[action],
             order[action],
-        ),
+        )
+
+    best, wins = _vote(
+        legal,
+        won,
+        lambda action, trial: trial[1] == action or _still_won(rules, trial[0], action, budget),
+        rank,
     )
-    return Advice(best, wins[best], samples, "solver")
+    return Advice(best, wins, samples, "solver")
+
+
+def _vote(
+    actions: Sequence[Hinted],
+    trials: Sequence[Trial],
+    passes: Callable[[Hinted, Trial], bool],
+    rank: Callable[[Hinted, int], tuple[int, ...]],
+) -> tuple[Hinted, int]:
+    """The action with the least ``rank(action, n)``, ``n`` the trials it ``passes``, and
+    that ``n``; exactly as if every action were tried on every trial, with fewer tries.
+
+    ``rank`` must grow as ``n`` falls. Actions are tried in the order of their best
+    possible rank (every trial passed), and an action is dropped as soon as even passing
+    every trial left could not beat the best so far: in ``double``, where most samples
+    are won and most actions keep them won, the first action tried often passes them all
+    and no other is tried at all."""
+    total = len(trials)
+    best: Hinted | None = None
+    best_rank: tuple[int, ...] = ()
+    best_count = 0
+    for action in sorted(actions, key=lambda action: rank(action, total)):
+        if best is not None and rank(action, total) >= best_rank:
+            break  # neither this action nor any after it can beat the best
+        count = failed = 0
+        for trial in trials:
+            if passes(action, trial):
+                count += 1
+                continue
+            failed += 1
+            if best is not None and rank(action, total - failed) >= best_rank:
+                break
+        else:
+            if best is None or rank(action, count) < best_rank:
+                best, best_rank, best_count = action, rank(action, count), count
+    assert best is not None
+    return best, best_count
 
 
 def _least_lost(
@@ -220,14 +257,11 @@ def _least_lost(
     if not undecided:
         fallback = heuristic_hint(rules, view)
         return Advice(fallback, 0, samples, "heuristic" if fallback else "none")
-    alive: Counter[Hinted] = Counter()
-    for state in undecided:
-        for action in legal:
-            if solve(rules, apply(state, action)[0], budget).verdict != "lost":
-                alive[action] += 1
-    best = min(
+    best, _ = _vote(
         legal,
-        key=lambda action: (-alive[action], preference.get(action, len(preference))),
+        undecided,
+        lambda action, state: solve(rules, apply(state, action)[0], budget).verdict != "lost",
+        lambda action, alive: (-alive, preference.get(action, len(preference))),
     )
     return Advice(best, 0, samples, "heuristic")
 
