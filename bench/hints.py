@@ -1,9 +1,10 @@
 """Hints from the player's view: their latency, and how often following them wins.
 
     .venv/bin/python bench/hints.py [--deals N] [--first SEED] [--samples K] [--budget B]
-                                    [--full-budget B] [--workers W]
+                                    [--full-budget B] [--workers W] [--rules R]
 
-On the classic deals of seeds ``first .. first + N - 1``, in one run:
+On the deals of seeds ``first .. first + N - 1`` of a ruleset (``classic`` unless
+``--rules`` names another), in one run:
 
 - **full information**: the solver with every card known (``--full-budget`` nodes a deal)
   says whether the deal can be won at all: the ceiling for any player;
@@ -41,7 +42,6 @@ from games.engine import advice  # noqa: E402
 from games.engine.hint import hint as heuristic_hint  # noqa: E402
 from games.engine.solver import solve  # noqa: E402
 
-RULES = engine.RULESETS["classic"]
 MAX_ACTIONS = 300
 #: A position met this many times means the follower is going round in circles.
 LOOP = 3
@@ -72,12 +72,12 @@ def _key(state: engine.State) -> Hashable:
 
 
 def follow(
-    seed: int, samples: int, budget: int, *, sampled: bool
+    rules: engine.Ruleset, seed: int, samples: int, budget: int, *, sampled: bool
 ) -> tuple[str, list[float], list[float], int]:
     """Play the deal of ``seed`` following the hint; how the game ended (``won``, ``none``
     when no hint is left, ``loop`` or ``long``), the latency of each hint (wall clock, and
     CPU time of this process), and how many hints the solver (not the fallback) chose."""
-    state = engine.new_game(RULES, engine.seeded_deal(RULES, seed))
+    state = engine.new_game(rules, engine.seeded_deal(rules, seed))
     seen: Counter[Hashable] = Counter()
     latencies: list[float] = []
     cpu: list[float] = []
@@ -95,11 +95,11 @@ def follow(
         started_cpu = time.process_time()
         action: engine.Action | None
         if sampled:
-            found = advice.advise(RULES, view, samples=samples, budget=budget)
+            found = advice.advise(rules, view, samples=samples, budget=budget)
             action = found.action
             solver_hints += found.source == "solver"
         else:
-            action = heuristic_hint(RULES, view)
+            action = heuristic_hint(rules, view)
         latencies.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
         if action is None:
@@ -109,12 +109,13 @@ def follow(
     return end, latencies, cpu, solver_hints
 
 
-def play_deal(job: tuple[int, int, int, int]) -> Outcome:
-    seed, samples, budget, full_budget = job
-    deal = engine.new_game(RULES, engine.seeded_deal(RULES, seed))
-    full = solve(RULES, deal, full_budget).verdict
-    hint_end, latencies, cpu, solver_hints = follow(seed, samples, budget, sampled=True)
-    heuristic_won = follow(seed, samples, budget, sampled=False)[0] == "won"
+def play_deal(job: tuple[str, int, int, int, int]) -> Outcome:
+    name, seed, samples, budget, full_budget = job
+    rules = engine.RULESETS[name]
+    deal = engine.new_game(rules, engine.seeded_deal(rules, seed))
+    full = solve(rules, deal, full_budget).verdict
+    hint_end, latencies, cpu, solver_hints = follow(rules, seed, samples, budget, sampled=True)
+    heuristic_won = follow(rules, seed, samples, budget, sampled=False)[0] == "won"
     return Outcome(
         seed,
         full,
@@ -140,9 +141,10 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=advice.SAMPLE_BUDGET)
     parser.add_argument("--full-budget", type=int, default=200_000)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--rules", default="classic", choices=sorted(engine.RULESETS))
     args = parser.parse_args()
     jobs = [
-        (seed, args.samples, args.budget, args.full_budget)
+        (args.rules, seed, args.samples, args.budget, args.full_budget)
         for seed in range(args.first, args.first + args.deals)
     ]
     started = time.perf_counter()
@@ -168,7 +170,7 @@ def main() -> None:
     solver_share = sum(o.solver_hints for o in outcomes) / max(1, sum(o.hints for o in outcomes))
     print()
     print(
-        f"classic seeds {args.first}..{args.first + deals - 1}: {deals} deals, "
+        f"{args.rules} seeds {args.first}..{args.first + deals - 1}: {deals} deals, "
         f"K = {args.samples} samples x {args.budget} nodes; {elapsed:.0f} s"
     )
     print(f"  full information : {full:3d} won ({full / deals:.1%}), {unknown} unknown")
