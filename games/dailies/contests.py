@@ -15,9 +15,10 @@ While a contest is not ``finished`` its deals are secret: ``games.reads.visibili
 :func:`is_secret`. Each deal's seed comes from ``games.dailies.secrets``.
 
 The results (``ContestResult``) are a projection of each game's events, one row per game
-written with each event. The ranking (:class:`Board`) is kept in memory by each process
-that has watchers and applied one game's result at a time, from the result the command
-publishes; it carries a revision so that newer standings are never replaced by older ones.
+written with each event (``games.projections.contest_results``). The ranking
+(:class:`Board`) is kept in memory by each process that has watchers and applied one game's
+result at a time, from the result the command publishes; it carries a revision so that newer
+standings are never replaced by older ones.
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 
 from games import clock, engine
-from games.dailies import arenas, secrets
+from games.dailies import secrets
 from games.dailies.models import Contest, Entrant
 from games.errors import ContestNotFound, RaceStarted
-from games.store import streams
 
 SCHEDULED = "scheduled"
 RUNNING = "running"
@@ -309,77 +309,11 @@ def rotation_arenas(rotation: str, now: dt.datetime | None = None) -> list[Conte
     return made
 
 
-# --- Results: the projection, and the ranking ----------------------------------------------------
-
-
-def result_fields(stream: streams.Stream) -> dict[str, Any]:
-    """The ``ContestResult`` row of a contest game's stream."""
-    state = stream.state
-    end = stream.finished_at or stream.updated_at
-    elapsed_ms = (end - stream.created_at) // dt.timedelta(milliseconds=1)
-    sequences = len(state.removed)
-    return {
-        "contest_id": stream.contest,
-        "player_id": stream.owner_id,
-        "round": stream.round,
-        "status": state.status,
-        "moves": state.moves,
-        "score": state.score,
-        "sequences": sequences,
-        "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
-        "elapsed_ms": elapsed_ms,
-        "finished_at": stream.finished_at,
-        "points": arenas.stream_points(stream),
-        "version": stream.version,
-        "hints": stream.hints,
-        "voided": stream.voided,
-        "joined_at": stream.created_at,
-    }
-
-
-#: Columns of ``games_contest_result`` that each append writes (``games.writes.appends``).
-RESULT_COLUMNS = (
-    "contest_id",
-    "player_id",
-    "round",
-    "status",
-    "moves",
-    "score",
-    "sequences",
-    "revealed",
-    "elapsed_ms",
-    "finished_at",
-    "points",
-    "version",
-    "hints",
-    "voided",
-    "joined_at",
-)
+# --- Results: the ranking ------------------------------------------------------------------------
 
 
 def _ms(value: dt.datetime | None) -> int | None:
     return None if value is None else int(value.timestamp() * 1000)
-
-
-def result_message(stream: streams.Stream) -> dict[str, Any]:
-    """A contest game's result as the live path carries it (JSON and msgpack safe): what
-    :meth:`Board.apply` takes, so that a process's watchers get the change without a read."""
-    row = result_fields(stream)
-    return {
-        "game": str(stream.game_id),
-        "player": row["player_id"],
-        "round": row["round"],
-        "status": row["status"],
-        "moves": row["moves"],
-        "score": row["score"],
-        "sequences": row["sequences"],
-        "revealed": row["revealed"],
-        "finished_ms": _ms(row["finished_at"]),
-        "points": row["points"],
-        "version": row["version"],
-        "hints": row["hints"],
-        "voided": row["voided"],
-    }
 
 
 class Board:

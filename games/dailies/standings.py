@@ -1,25 +1,20 @@
-"""Daily challenge standings: a projection kept in the same transaction as each event,
-ranked by PostgreSQL and pushed to the race's watchers after every change.
+"""Daily challenge standings, ranked by PostgreSQL: the rows are a projection of each
+game's events (``games.projections.standings``), written in the statement of each append.
 
 Ranking (docs/api.md#standings): won games first, those won without a hint before those
 won with hints, each by least ``elapsed_ms`` then fewest moves; then the rest by most
 sequences, most revealed cards, highest score; ties by who joined first.
 Voided results and banned players are left out. The whole ranked list is built as JSON by
 one query, with a ``revision`` (the sum of every entry's game version) so that a watcher
-never swaps newer standings for older ones. Writers announce a change after commit
-(``games.live.publish``); each server process then reads the standings once for all its
-watchers.
+never swaps newer standings for older ones. After each change, each server process reads the
+standings once for all its watchers (``games.live``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from django.db import connection
-
-from games.dailies import suspicion
-from games.store import streams
 
 _RANKED = """
 SELECT COALESCE(SUM(s.version), 0) AS revision,
@@ -46,27 +41,6 @@ LEFT JOIN (
 ) r ON r.game_id = s.game_id
 WHERE s.challenge_id = %(day)s
 """
-
-
-def standing_fields(stream: streams.Stream) -> dict[str, Any]:
-    """The ``Standing`` row of a challenge game's stream."""
-    state = stream.state
-    end = stream.finished_at or stream.updated_at
-    return {
-        "challenge_id": stream.challenge,
-        "player_id": stream.owner_id,
-        "status": state.status,
-        "moves": state.moves,
-        "score": state.score,
-        "sequences": len(state.removed),
-        "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
-        "elapsed_ms": (end - stream.created_at) // dt.timedelta(milliseconds=1),
-        "version": stream.version,
-        "hints": stream.hints,
-        "voided": stream.voided,
-        "joined_at": stream.created_at,
-        **suspicion.flags(stream),
-    }
 
 
 def ranked(date: dt.date | str) -> tuple[int, str]:

@@ -20,7 +20,6 @@ from typing import Any
 from django.db import transaction
 
 from games import metrics
-from games.dailies import contests
 from games.live import feeds, outbox
 from games.reads import visibility
 from games.store import streams
@@ -45,9 +44,8 @@ def contest_group(contest_id: uuid.UUID | str) -> str:
 
 def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> None:
     """Once the surrounding transaction commits: cache ``stream`` and publish ``event`` with
-    ``game`` (the summary after it) to the game's spectators; announce a change of its
-    race's standings. Frames are rendered after commit, not while the game's row is locked.
-    """
+    ``game`` (the summary after it) to the game's spectators. Frames are rendered after
+    commit, not while the game's row is locked."""
 
     def deliver() -> None:
         metrics.events_appended.labels(event.type).inc()
@@ -65,10 +63,6 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
         _send(group, {"type": "game.event", "seq": event.seq, "texts": texts})
 
     transaction.on_commit(deliver)
-    if game.challenge is not None:
-        standings_after_commit(game.challenge)
-    if game.contest is not None:
-        contest_after_commit(game.contest, result=contests.result_message(stream))
 
 
 def standings_after_commit(date: dt.date | str) -> None:
@@ -79,8 +73,9 @@ def standings_after_commit(date: dt.date | str) -> None:
 
 def contest_after_commit(contest_id: uuid.UUID, *, result: dict[str, Any] | None = None) -> None:
     """After commit, tell a race's or arena's watchers that its standings changed: with one
-    game's new ``result`` (``contests.result_message``), which each process applies to the
-    ranking it holds; without one (a join, a ban), each process reads the ranking again."""
+    game's new ``result`` (``games.projections.contest_results.message``), which each
+    process applies to the ranking it holds; without one (a join, a ban), each process
+    reads the ranking again."""
     message: dict[str, Any] = {"type": "standings.changed"}
     if result is not None:
         message["result"] = result

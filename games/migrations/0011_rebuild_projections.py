@@ -22,9 +22,9 @@ LATER = importlib.import_module("games.migrations.0013_contest_result_hints")
 def rebuild(apps, schema_editor):
     if not apps.get_model("games", "Game").objects.exists():
         return
-    from games.writes.projections import rebuild_games
+    from games import projections
 
-    rebuild_games()
+    projections.rebuild()
 
 
 class Migration(migrations.Migration):

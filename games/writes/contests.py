@@ -85,8 +85,6 @@ def race_games(*, race: Contest, player: User) -> tuple[list[Written], bool]:
     try:
         with transaction.atomic():
             written = [_deal(race, player, rules, n) for n in range(1, race.deals + 1)]
-            for dealt in written:  # each process applies them to the ranking it holds
-                publish.contest_after_commit(race.id, result=contests.result_message(dealt.stream))
     except IntegrityError:  # the racer asked twice at once: the other ask dealt them
         return _games_of(race, player), False
     return written, True
@@ -112,7 +110,6 @@ def arena_play(*, arena: Contest, player: User) -> tuple[Written, bool]:
                 contest=arena, player=player, defaults={"joined_at": clock.now()}
             )
             written = _deal(arena, player, rules, len(games) + 1)
-            publish.contest_after_commit(arena.id)
     except IntegrityError:  # asked twice at once: the other ask dealt it
         return _games_of(arena, player)[-1], False
     return written, True

@@ -12,8 +12,9 @@ moderator must be staff (the admin also asks for the ``games.moderate`` permissi
   Reading stays possible.
 - A void appends ``result_voided`` (``{"reason"}``, actor the moderator) to the game's own
   stream, under the same lock and ``seq`` rules as a player's command, and the projections
-  (``Game.voided``, ``Standing.voided``, the leaderboard result, and the player's entries
-  on its boards, recomputed) follow in the same transaction; spectators receive
+  (``Game.voided``, ``Standing.voided``, the contest result, the leaderboard result, and
+  the player's entries on its boards, recomputed: ``games.projections``) follow in the
+  same transaction; spectators receive
   the event and race watchers the new standings after commit. A restore appends
   ``result_restored`` and undoes it.
 """
@@ -28,7 +29,6 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import clock
-from games.boards import projection as boards
 from games.dailies import challenges, contests
 from games.dailies.models import Standing
 from games.errors import ModerationRefused
@@ -115,7 +115,6 @@ def _judge(*, game_id: uuid.UUID, moderator: User, reason: str, void: bool) -> R
         owner = get_user_model().objects.only("username").get(pk=row.owner_id)
         fact = events.ResultVoided(text) if void else events.ResultRestored(text)
         done = services.append_event(stream, fact, actor=moderator, owner=owner.get_username())
-        boards.moderated(done.stream)
         event = done.event
         act = ModerationAct.objects.create(
             act=ModerationAct.Act.VOID if void else ModerationAct.Act.RESTORE,

@@ -1,11 +1,15 @@
-"""Writes go through these services: one transaction each, keyword-only arguments.
+"""Writes go through these services: keyword-only arguments, one statement or transaction
+each.
 
-A command locks its game's stream (the ``Game`` row, ``SELECT … FOR UPDATE``), answers a
-repeated idempotency key with the first answer, checks ``expected_version``, rebuilds the
-state (cache plus replayed tail), lets the engine decide, appends one event, updates the
-projections in the same transaction and publishes after commit. ``lock_game`` and
-``append_event`` are those steps, shared with the moderation services (``games.moderation``)
-that append ``result_voided`` / ``result_restored`` to a game's stream.
+A command takes the game's stream this process holds (the cache plus the events it lacks),
+lets the engine decide, and appends one event through the projections
+(``games.projections.append``): one statement, guarded by the version the command was
+decided on, writes the event with every read model, and the projections publish after
+commit. A refusal is answered only once the state it was decided on is known to be the
+latest (docs/architecture.md#the-command-path). ``lock_game`` and ``append_event`` serve
+writers that must do more in one transaction: the moderation services
+(``games.writes.moderation``) append ``result_voided`` / ``result_restored`` under the
+game's row lock.
 """
 
 from __future__ import annotations
@@ -25,9 +29,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
-from games import clock, engine, metrics
-from games.boards import projection as boards
-from games.dailies import challenges, contests, standings
+from games import clock, engine, projections
+from games.dailies import challenges, contests
 from games.engine import advice
 from games.errors import (
     BadDeal,
@@ -41,12 +44,12 @@ from games.errors import (
     StaleCard,
     VersionConflict,
 )
-from games.live import publish
+from games.metrics import Timings
 from games.reads import selectors
+from games.store import append as store
 from games.store import events, streams
 from games.store.models import Event, Game, Player
 from games.store.summary import GameSummary
-from games.writes import appends, projections
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,6 @@ def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
                 public=True,
                 challenge=challenge.date.isoformat(),
             )
-            publish.standings_after_commit(challenge.date)
     except IntegrityError:  # the same player joined at the same moment elsewhere
         joined = _joined(challenge.date, player)
         assert joined is not None
@@ -151,6 +153,7 @@ def _start_game(
     contest: str | None = None,
     round_: int | None = None,
 ) -> Written:
+    """Start a game: its ``created`` event and every read model of it, in one statement."""
     created = events.Created(
         rules=rules.name,
         seed=seed,
@@ -161,26 +164,20 @@ def _start_game(
         contest=contest,
         round=round_,
     )
-    with transaction.atomic():
-        event = Event.objects.create(
-            game_id=uuid.uuid4(),
-            seq=1,
-            type=created.TYPE,
-            data=created.to_json(),
-            schema_version=created.VERSION,
-            actor=owner,
-            at=clock.now(),
-        )
-        stream = streams.start(event)
-        summary = GameSummary.of(stream, owner=owner.get_username())
-        projections.create(stream, summary)
-        transaction.on_commit(lambda: _created(stream))
+    at = clock.now()
+    event = Event(
+        game_id=uuid.uuid4(),
+        seq=1,
+        type=created.TYPE,
+        data=created.to_json(),
+        schema_version=created.VERSION,
+        actor=owner,
+        at=at,
+    )
+    stream = streams.start(event)
+    summary = GameSummary.of(stream, owner=owner.get_username())
+    projections.append(projections.Change(None, stream, summary, event), check_ban=False)
     return Written(stream, summary)
-
-
-def _created(stream: streams.Stream) -> None:
-    metrics.events_appended.labels(events.Created.TYPE).inc()
-    streams.remember(stream)
 
 
 def game_command(
@@ -195,7 +192,7 @@ def game_command(
 
     Optimistically first: the engine decides on the state this process holds, and one
     guarded statement appends the event only if the game is still at that version
-    (``games.writes.appends``); a refusal is answered only once that state is known to be
+    (``games.store.append``); a refusal is answered only once that state is known to be
     the latest. When the game moved on meanwhile, the command is decided once more on the
     fresh state; if it moved on again (writers racing on one game), the command queues for
     the game's row lock, where it cannot lose (docs/architecture.md#the-command-path).
@@ -211,25 +208,6 @@ def game_command(
         return _command(timings, game_id, actor, command, expected_version, idempotency_key)
     finally:
         timings.observe()
-
-
-class Timings:
-    """Where a command's time went (``games.metrics.command_seconds``): a few clock reads
-    on the command path, observed once at its end."""
-
-    __slots__ = ("started", "lock", "replay", "engine", "projection", "append")
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.lock = self.replay = self.engine = self.projection = self.append = 0.0
-
-    def observe(self) -> None:
-        phases = metrics.command_phase
-        phases["total"].observe(time.perf_counter() - self.started)
-        for phase in ("lock", "replay", "engine", "projection", "append"):
-            spent = getattr(self, phase)
-            if spent:
-                phases[phase].observe(spent)
 
 
 def _command(
@@ -349,11 +327,11 @@ def _decide(
         raise RuleRefused(refusal.code) from None
 
 
-def _seen(game_id: uuid.UUID, key: str | None, fingerprint: str) -> appends.Refusal | CommandResult:
+def _seen(game_id: uuid.UUID, key: str | None, fingerprint: str) -> store.Refusal | CommandResult:
     """What the store says of a game whose command this process refused or could not
     append: :class:`GameNotFound`, :class:`Banned`, the first answer to a retried key (or
     :class:`IdempotencyKeyReused`), or its current version."""
-    seen = appends.why_not(game_id, key)
+    seen = store.why_not(game_id, key)
     if seen is None:
         raise GameNotFound()
     if seen.banned:
@@ -468,46 +446,11 @@ def _append(
     else:
         after = streams.advance(stream, event)
     summary = GameSummary.of(after, owner=owner)
-    finishing = after.finished and not stream.finished
-    game_row = summary.row()
-    standing_row = standings.standing_fields(after) if after.challenge is not None else None
-    result_row = contests.result_fields(after) if after.contest is not None else None
-    finishing_params = boards.finishing_params(after) if finishing else None
-    projected = time.perf_counter()
-    stored = appends.append(
-        appends.Appended(
-            game=stream.game_id,
-            after=stream.version,
-            type=event.type,
-            data=event.data,
-            schema_version=event.schema_version,
-            actor=actor.pk,
-            at=at,
-            key=idempotency_key,
-            request_hash=request_hash,
-        ),
-        game_row=game_row,
-        standing_row=standing_row,
-        result_row=result_row,
-        check_ban=check_ban,
-        finishing=finishing_params,
-    )
     if timings is not None:
-        timings.projection += projected - started
-        timings.append += time.perf_counter() - projected
-    if stored is None:
+        timings.projection += time.perf_counter() - started
+    change = projections.Change(stream, after, summary, event)
+    if projections.append(change, check_ban=check_ban, timings=timings) is None:
         return None
-    if stored.reordered:
-        boards.repair(after)
-    event.position = stored.position
-    publish.after_commit(after, summary, event)
-    if after.contest is not None and finishing:
-        # The last deal of the last racer ends a race early: checked only when a deal ends,
-        # and announced after the deal's own result.
-        contest = summary.contest
-        assert contest is not None
-        if contests.finish_if_done(contest):
-            publish.contest_phase_after_commit(contest)
     return CommandResult(after, summary, event)
 
 
@@ -544,7 +487,7 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
         if result is not None:
             selectors.remember_advice(result.summary, found)
             return HintResult(result.summary, found, True)
-        seen = appends.why_not(game.id, None)
+        seen = store.why_not(game.id, None)
         if seen is None:
             raise GameNotFound()
         if seen.banned:

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from games import clock, engine
+from games import clock, engine, projections
 from games.dailies import challenges as dailies
 from games.dailies import preparer
 from games.dailies.models import DailyChallenge, Standing
@@ -23,7 +23,7 @@ from games.reads import presenters, selectors
 from games.reads.visibility import Viewer
 from games.store.models import Event, Game, GameAnalysis
 from games.writes import analysis as analyses
-from games.writes import projections, services
+from games.writes import services
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
@@ -269,7 +269,7 @@ def test_unaided_wins_rank_first_and_projections_rebuild_with_hints(
     ]
     before = list(Standing.objects.order_by("game_id").values())
     games_before = list(Game.objects.order_by("id").values())
-    projections.rebuild_games()
+    projections.rebuild()
     assert list(Standing.objects.order_by("game_id").values()) == before
     assert list(Game.objects.order_by("id").values()) == games_before
 

@@ -3,8 +3,8 @@
 A game counts once it is finished: the event that finishes it writes its
 :class:`~games.boards.models.BoardResult` and folds it into the player's entry of each
 board it belongs to (its scopes × the three periods of its finishing moment), in the same
-guarded statement as the event (:data:`RESULT_SQL` and :data:`ENTRIES_SQL`, composed by
-``games.writes.appends``). That update reads no other result: each entry carries its fold
+guarded statement as the event (its two fragments, :data:`RESULT_SQL` and
+:data:`ENTRIES_SQL`). That update reads no other result: each entry carries its fold
 forward (the current run, the last result). Moderation (a void or a restore) and a result
 that arrived out of finishing order recompute the few entries concerned from the results
 (:func:`recompute`); ``rebuild_projections`` recomputes them all (:func:`rebuild`). Both
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,20 +36,20 @@ from django.db import connection, transaction
 from games import engine
 from games.boards import metrics
 from games.boards.models import BoardEntry, BoardResult
-from games.store import streams
+from games.projections.base import Change, Projection
+from games.store import events, streams
+from games.store.append import Fragment
+from games.store.summary import GameSummary
 
 # --- the incremental update, part of the append's statement --------------------------------
 
-#: The finished game's result (the CTE ``board_result``): parameters prefixed ``lb_``.
-RESULT_SQL = """,
-board_result AS (
-    INSERT INTO games_board_result
-        (game_id, player_id, rules, day, won, finished_at, time_ms, voided)
-    SELECT id, %(lb_player)s, %(lb_rules)s, %(lb_day)s, %(lb_won)s, %(lb_finished_at)s,
-           %(lb_time_ms)s, %(lb_voided)s
-    FROM head
-    ON CONFLICT (game_id) DO NOTHING
-)"""
+#: The finished game's result (the fragment ``board_result``): parameters prefixed ``lb_``.
+RESULT_SQL = """INSERT INTO games_board_result
+    (game_id, player_id, rules, day, won, finished_at, time_ms, voided)
+SELECT id, %(lb_player)s, %(lb_rules)s, %(lb_day)s, %(lb_won)s, %(lb_finished_at)s,
+       %(lb_time_ms)s, %(lb_voided)s
+FROM head
+ON CONFLICT (game_id) DO NOTHING"""
 
 # The entry the result alone makes (``x``), folded into the existing one (``e``) as
 # ``Fold.add`` does. Out of finishing order, the row is marked dirty and recomputed.
@@ -63,11 +63,10 @@ _RUN = f"""(CASE
     ELSE 0 END)"""
 _BETTER = "(x.best_ms IS NOT NULL AND (e.best_ms IS NULL OR x.best_ms < e.best_ms))"
 
-#: The entries of the result's boards (the CTE ``board_entries``): parameters prefixed
+#: The entries of the result's boards (the fragment ``board_entries``): parameters prefixed
 #: ``lb_``; ``lb_scopes``/``lb_periods``/``lb_daily`` are parallel arrays, one item a board.
-ENTRIES_SQL = f""",
-board_entries AS (
-    INSERT INTO games_board_entry AS e
+#: Its flag says whether an entry received the result out of finishing order.
+ENTRIES_SQL = f"""INSERT INTO games_board_entry AS e
         (scope, period, player_id, wins, wins_at, best_ms, best_at, best_game, streak,
          streak_at, run, last_at, last_game, last_day, dirty)
     SELECT b.scope, b.period, %(lb_player)s,
@@ -98,8 +97,8 @@ board_entries AS (
         last_day = CASE WHEN {_WON} AND e.scope = '{metrics.DAILY}'
                         THEN x.last_day ELSE e.last_day END,
         dirty = e.dirty OR NOT {_ORDERED}
-    RETURNING dirty
-)""".replace("x.", "EXCLUDED.")
+    RETURNING dirty""".replace("x.", "EXCLUDED.")
+_DIRTY = "SELECT bool_or(dirty) FROM board_entries"
 
 
 def result_fields(stream: streams.Stream) -> dict[str, Any]:
@@ -269,26 +268,9 @@ def repair(stream: streams.Stream) -> None:
         )
 
 
-def create_result(stream: streams.Stream) -> None:
-    """Write the result of a finished stream (a rebuild; the entries follow in
-    :func:`rebuild`)."""
-    if stream.finished_at is not None:
-        BoardResult.objects.create(**result_fields(stream))
-
-
-def clear_results() -> None:
-    """Delete every result, for a rebuild to write them again (:func:`create_result`)."""
-    with connection.cursor() as cursor:
-        cursor.execute("LOCK TABLE games_board_result IN ACCESS EXCLUSIVE MODE")
-    BoardResult.objects.all().delete()
-
-
 def rebuild() -> int:
     """Recompute every entry from the results (which the caller rebuilt from events), in
     the caller's transaction; returns how many entries there are."""
-    with connection.cursor() as cursor:
-        cursor.execute("LOCK TABLE games_board_entry IN ACCESS EXCLUSIVE MODE")
-    BoardEntry.objects.all().delete()
     entries: list[BoardEntry] = []
     player: int | None = None
     folds: dict[tuple[str, str], Fold] = {}
@@ -315,3 +297,40 @@ def rebuild() -> int:
     flush()
     BoardEntry.objects.bulk_create(entries, batch_size=2000)
     return len(entries)
+
+
+_MODERATION = (events.ResultVoided.TYPE, events.ResultRestored.TYPE)
+
+
+class Leaderboards(Projection):
+    name = "board"
+
+    def fragments(self, change: Change) -> Sequence[Fragment]:
+        if not change.finishing:
+            return ()
+        params = finishing_params(change.after)
+        return (
+            Fragment("board_result", RESULT_SQL, params),
+            Fragment("board_entries", ENTRIES_SQL, params, flag=_DIRTY),
+        )
+
+    def settle(self, change: Change, flagged: bool) -> None:
+        if flagged:
+            repair(change.after)
+        elif change.event.type in _MODERATION:
+            moderated(change.after)
+
+    def clear(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "LOCK TABLE games_board_result, games_board_entry IN ACCESS EXCLUSIVE MODE"
+            )
+        BoardEntry.objects.all().delete()
+        BoardResult.objects.all().delete()
+
+    def replay(self, stream: streams.Stream, summary: GameSummary) -> None:
+        if stream.finished_at is not None:
+            BoardResult.objects.create(**result_fields(stream))
+
+    def replayed(self) -> None:
+        rebuild()

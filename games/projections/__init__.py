@@ -1,0 +1,100 @@
+"""The read models that follow the event log, as one list, and the two paths that run it.
+
+:data:`PROJECTIONS` is the only place that knows the read models. A writer appends through
+:func:`append`: every projection's fragments join the one guarded statement
+(``games.store.append``), then each projection publishes after commit and settles what the
+statement could not do. ``rebuild_projections`` runs the same list over streams folded from
+events alone (:func:`rebuild`). Adding a read model is one module with a
+:class:`~games.projections.base.Projection` and one line here
+(docs/architecture.md#projections).
+
+``Player.banned`` follows the moderation log, not the event log: :mod:`.bans`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+
+from games.metrics import Timings
+from games.projections.base import Change, Projection
+from games.projections.contest_results import ContestResults
+from games.projections.game_row import GameRow
+from games.projections.leaderboards import Leaderboards
+from games.projections.standings import Standings
+from games.store import append as store
+from games.store import streams
+from games.store.models import Event
+from games.store.summary import GameSummary
+
+#: Every read model that follows the event log, in the order their parts are written. The
+#: game's row comes first: the others read its id from it.
+PROJECTIONS: tuple[Projection, ...] = (
+    GameRow(),
+    Standings(),
+    ContestResults(),
+    Leaderboards(),
+)
+
+__all__ = ["PROJECTIONS", "Change", "Projection", "append", "rebuild"]
+
+
+def append(
+    change: Change, *, check_ban: bool, timings: Timings | None = None
+) -> store.Stored | None:
+    """Append ``change``'s event with every projection's part, in one guarded statement;
+    then publish after commit and settle. ``None`` when the guard refused: nothing was
+    written (``games.store.append.append``)."""
+    started = time.perf_counter()
+    parts = [(projection, projection.fragments(change)) for projection in PROJECTIONS]
+    fragments = [fragment for _, written in parts for fragment in written]
+    projected = time.perf_counter()
+    stored = store.append(change.event, fragments, check_ban=check_ban)
+    if timings is not None:
+        timings.projection += projected - started
+        timings.append += time.perf_counter() - projected
+    if stored is None:
+        return None
+    change.event.position = stored.position
+    for projection in PROJECTIONS:
+        projection.publish(change)
+    for projection, written in parts:
+        flagged = any(fragment.name in stored.flagged for fragment in written)
+        projection.settle(change, flagged)
+    return stored
+
+
+def rebuild() -> int:
+    """Recompute every read model of :data:`PROJECTIONS` from events alone; returns how
+    many games there are. Holds a lock that blocks commands (they write their game's row)
+    for the duration."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
+        for projection in reversed(PROJECTIONS):
+            projection.clear()
+        names = dict(get_user_model().objects.values_list("pk", "username"))
+        count = 0
+        for stream in _streams():
+            summary = GameSummary.of(stream, owner=names[stream.owner_id])
+            for projection in PROJECTIONS:
+                projection.replay(stream, summary)
+            count += 1
+        for projection in PROJECTIONS:
+            projection.replayed()
+    return count
+
+
+def _streams() -> Iterator[streams.Stream]:
+    """Every game's stream at its last event, folded from the events table alone."""
+    current: streams.Stream | None = None
+    for event in Event.objects.order_by("game_id", "seq").iterator(chunk_size=2000):
+        if current is not None and event.game_id != current.game_id:
+            yield current
+            current = None
+        current = streams.start(event) if current is None else streams.advance(current, event)
+    if current is not None:
+        yield current
