@@ -264,11 +264,12 @@ class _Cache:
         self._streams: OrderedDict[uuid.UUID, Stream] = OrderedDict()
 
     def get(self, game_id: uuid.UUID) -> Stream | None:
+        """The game's cached stream, if any (its callers count the lookup: each counts one
+        hit, miss or stale answer per lookup, by what it needed)."""
         with self._lock:
             stream = self._streams.get(game_id)
             if stream is not None:
                 self._streams.move_to_end(game_id)
-        (metrics.stream_cache_miss if stream is None else metrics.stream_cache_hit).inc()
         return stream
 
     def put(self, stream: Stream) -> None:
