@@ -86,10 +86,6 @@ def release_socket(address: str) -> None:
         _open.pop(address, None)
 
 
-def open_sockets(address: str) -> int:
-    return _open.get(address, 0)
-
-
 def reset() -> None:
     """Forget every count (tests)."""
     _open.clear()

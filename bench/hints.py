@@ -9,11 +9,11 @@ On the deals of seeds ``first .. first + N - 1`` of a ruleset (``classic`` unles
 - **full information**: the solver with every card known (``--full-budget`` nodes a deal)
   says whether the deal can be won at all: the ceiling for any player;
 - **hint follower**: a player who always plays ``GET /hint``'s move, computed as the server
-  computes it (``games.engine.advice.advise`` on the player's view, K samples of
+  computes it (``games.engine.hint.advise`` on the player's view, K samples of
   ``--budget`` nodes each), until the game is won, no hint is left, a position comes back
   a third time (a loop), or 300 actions;
 - **heuristic follower**: the same player following today's one-move heuristic
-  (``games.engine.hint``).
+  (``games.engine.heuristic``).
 
 Printed: each player's wins and win rate, hint wins over full-information wins (target
 >= 0.5), and the hint's latency over every position the hint follower met: median, p95
@@ -38,8 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import engine  # noqa: E402
-from games.engine import advice  # noqa: E402
-from games.engine.hint import hint as heuristic_hint  # noqa: E402
+from games.engine import heuristic  # noqa: E402
+from games.engine import hint as hints  # noqa: E402
 from games.engine.solver import solve  # noqa: E402
 
 MAX_ACTIONS = 300
@@ -95,11 +95,11 @@ def follow(
         started_cpu = time.process_time()
         action: engine.Action | None
         if sampled:
-            found = advice.advise(rules, view, samples=samples, budget=budget)
+            found = hints.hint(rules, view, samples=samples, budget=budget)
             action = found.action
             solver_hints += found.source == "solver"
         else:
-            action = heuristic_hint(rules, view)
+            action = heuristic.best(rules, view)
         latencies.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
         if action is None:
@@ -137,8 +137,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=60)
     parser.add_argument("--first", type=int, default=0)
-    parser.add_argument("--samples", type=int, default=advice.SAMPLES)
-    parser.add_argument("--budget", type=int, default=advice.SAMPLE_BUDGET)
+    parser.add_argument("--samples", type=int, default=hints.SAMPLES)
+    parser.add_argument("--budget", type=int, default=hints.SAMPLE_BUDGET)
     parser.add_argument("--full-budget", type=int, default=200_000)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rules", default="classic", choices=sorted(engine.RULESETS))

@@ -314,8 +314,8 @@ class GameHintApi(APIView):
         game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
         result = services.game_hint(game=game, viewer=callers.account(request))
         body = presenters.hint_body(
-            result.advice,
-            selectors.hint_move(result.game, result.advice.action),
+            result.hint,
+            selectors.hint_move(result.game, result.hint.action),
             version=result.game.version,
             recorded=result.recorded,
         )

@@ -15,7 +15,7 @@ from games import clock
 from games.boards.ranking import Row
 from games.dailies import arenas, challenges, contests
 from games.dailies.models import Contest, DailyChallenge, Standing
-from games.engine.advice import Advice
+from games.engine.hint import Hint
 from games.reads import visibility
 from games.reads.shapes import (
     ActionBody,
@@ -81,7 +81,7 @@ def game_body(game: GameSummary, sight: Sight) -> GameBody:
     return body
 
 
-def player_view(game: GameSummary) -> dict[str, Any]:
+def owner_view(game: GameSummary) -> dict[str, Any]:
     """What the owner of a game in play sees of it, as the engine's views are shaped: what
     hints are computed from, whoever asks, so that no hidden card can sway them."""
     body = game_body(game, visibility.MASKED)
@@ -137,13 +137,13 @@ def challenge_body(challenge: DailyChallenge) -> ChallengeBody:
     }
 
 
-def hint_body(advice: Advice, move: ActionBody | None, *, version: int, recorded: bool) -> HintBody:
+def hint_body(hint: Hint, move: ActionBody | None, *, version: int, recorded: bool) -> HintBody:
     """The hint of docs/api.md#hint: computed from the player's view, so public."""
     return {
         "move": move,
-        "wins": advice.wins,
-        "samples": advice.samples,
-        "source": advice.source,
+        "wins": hint.wins,
+        "samples": hint.samples,
+        "source": hint.source,
         "version": version,
         "recorded": recorded,
     }

@@ -26,7 +26,7 @@ from games.boards import metrics as board_metrics
 from games.boards import ranking
 from games.dailies import challenges, contests, standings
 from games.dailies.models import Contest, DailyChallenge, Entrant, Standing
-from games.engine import advice
+from games.engine import hint as hints
 from games.errors import GameNotFound, PlayerNotFound, UnknownMetric, UnknownScope
 from games.reads import presenters, visibility
 from games.reads.shapes import (
@@ -117,43 +117,43 @@ def game_moves(game: GameSummary) -> list[ActionBody]:
     ]
 
 
-def game_advice(game: GameSummary) -> advice.Advice:
+def game_hint(game: GameSummary) -> hints.Hint:
     """The hint for ``game`` as it stands: computed from the player's view only
-    (``presenters.player_view``), so no hidden card can sway it, whoever asks; the view
-    alone seeds its samples (``games.engine.advice``). Cached per (game, version)."""
-    key = _advice_key(game)
+    (``presenters.owner_view``), so no hidden card can sway it, whoever asks; the view
+    alone seeds its samples (``games.engine.hint``). Cached per (game, version)."""
+    key = _hint_key(game)
     try:
         cached = cache.get(key)
     except Exception:  # an unreachable cache only costs the computation
         cached = None
-    if isinstance(cached, advice.Advice):
+    if isinstance(cached, hints.Hint):
         return cached
-    found = view_advice(engine.RULESETS[game.rules], presenters.player_view(game))
-    remember_advice(game, found)
+    found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
+    remember_hint(game, found)
     return found
 
 
-def remember_advice(game: GameSummary, found: advice.Advice) -> None:
+def remember_hint(game: GameSummary, found: hints.Hint) -> None:
     """Cache ``found`` as the hint of ``game`` at its version (for an hour)."""
     with contextlib.suppress(Exception):  # an unreachable cache only costs the computation
-        cache.set(_advice_key(game), found, timeout=3600)
+        cache.set(_hint_key(game), found, timeout=3600)
 
 
-def _advice_key(game: GameSummary) -> str:
+def _hint_key(game: GameSummary) -> str:
     return f"hint:{game.id}:{game.version}:{settings.HINT_SAMPLES}:{settings.HINT_SAMPLE_BUDGET}"
 
 
-def view_advice(rules: engine.Ruleset, view: dict[str, Any]) -> advice.Advice:
+def view_hint(rules: engine.Ruleset, view: dict[str, Any]) -> hints.Hint:
     """The hint for a player's view, with the server's sampling settings."""
-    return advice.advise(
+    return hints.hint(
         rules, view, samples=settings.HINT_SAMPLES, budget=settings.HINT_SAMPLE_BUDGET
     )
 
 
-def hint_move(game: GameSummary, action: advice.Hinted | None) -> ActionBody | None:
+def hint_move(game: GameSummary, action: hints.Hinted | None) -> ActionBody | None:
     """``action`` as an entry of ``/moves``: a move names the face-up card it takes (read
     from the player's view, so always a public card)."""
-    view = presenters.player_view(game)
+    view = presenters.owner_view(game)
     if isinstance(action, engine.Move):
         card = view["columns"][action.source - 1][action.index]
         return {
@@ -169,11 +169,6 @@ def hint_move(game: GameSummary, action: advice.Hinted | None) -> ActionBody | N
     if isinstance(action, engine.Deal):
         return {"type": "deal"}
     return None
-
-
-def game_hint(game: GameSummary) -> ActionBody | None:
-    """The recommended action, or ``None`` (see :func:`game_advice`)."""
-    return hint_move(game, game_advice(game).action)
 
 
 def game_analysis(game: GameSummary) -> GameAnalysis | None:

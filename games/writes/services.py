@@ -31,7 +31,7 @@ from django.db.models.expressions import RawSQL
 
 from games import clock, engine, projections
 from games.dailies import challenges, contests
-from games.engine import advice
+from games.engine import hint as hints
 from games.errors import (
     BadDeal,
     Banned,
@@ -459,13 +459,13 @@ class HintResult:
     """A hint and the game after it: a race game records the hint as an event."""
 
     game: GameSummary
-    advice: advice.Advice
+    hint: hints.Hint
     recorded: bool
 
 
 def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
     """The hint for ``game`` (read through ``visibility`` by the caller), computed from the
-    player's view only (``selectors.game_advice``).
+    player's view only (``selectors.game_hint``).
 
     In a race (a daily challenge whose day is open, a running race or arena) a hint the owner
     asks for is a fact of the game: a ``hinted`` event is appended (a daily's standings and a
@@ -474,18 +474,18 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
     staff's included, records nothing."""
     owner_asks = viewer is not None and viewer.pk == game.owner_id
     if not (owner_asks and _races(game) and not game.finished):
-        return HintResult(game, selectors.game_advice(game), False)
+        return HintResult(game, selectors.game_hint(game), False)
     assert viewer is not None
     for _attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
         stream = streams.load(game.id, game.version)
-        found = selectors.game_advice(game)
+        found = selectors.game_hint(game)
         if stream.hinted_version == stream.version or stream.finished:
             return HintResult(game, found, False)
         move = None if found.action is None else engine.action_to_command(found.action)
         fact = events.Hinted(move=move, source=found.source)
         result = _append(stream, fact, actor=viewer, owner=game.owner, check_ban=True)
         if result is not None:
-            selectors.remember_advice(result.summary, found)
+            selectors.remember_hint(result.summary, found)
             return HintResult(result.summary, found, True)
         seen = store.why_not(game.id, None)
         if seen is None:

@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 
 from games import clock, engine
 from games.dailies.models import DailyChallenge
-from games.engine import advice
+from games.engine import hint as hints
 from games.writes import services
 from scorpion_server.asgi import application
 
@@ -94,7 +94,7 @@ def test_samples_agree_with_everything_the_view_shows(rules: str) -> None:
         for action in engine.legal_actions(state)[:1]:  # a position after a move, too
             state = engine.apply(state, action)[0]
         view = engine.player_view(state)
-        samples = advice.completions(ruleset, view, 8)
+        samples = hints.completions(ruleset, view, 8)
         assert len({sample.columns for sample in samples}) > 1  # really sampled
         for sample in samples:
             seen = engine.player_view(sample)
@@ -102,7 +102,7 @@ def test_samples_agree_with_everything_the_view_shows(rules: str) -> None:
                 assert seen[key] == view[key], key
             assert seen.get("cells") == view.get("cells")
             assert every_card(sample) == every_card(state)  # the same cards, placed anew
-        assert advice.completions(ruleset, view, 8)[3].columns == samples[3].columns
+        assert hints.completions(ruleset, view, 8)[3].columns == samples[3].columns
 
 
 def test_the_hint_body_and_the_heuristic_fallback(api, alice) -> None:
@@ -123,7 +123,7 @@ def test_a_hint_is_computed_once_per_game_and_version(api, alice, monkeypatch) -
     def again(*args, **kwargs):
         raise AssertionError("the hint of this version is cached")
 
-    monkeypatch.setattr(advice, "advise", again)
+    monkeypatch.setattr(hints, "hint", again)
     assert api.get(f"/api/v1/games/{game}/hint").json() == first
     monkeypatch.undo()
     services.game_command(game_id=game, actor=alice[0], command={"type": "resign"})

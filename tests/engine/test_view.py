@@ -7,13 +7,13 @@ from games.engine import (
     Deal,
     Move,
     apply,
+    heuristic,
     new_game,
     parse_cards,
     player_view,
     seeded_deal,
 )
 from games.engine.cards import CODE
-from games.engine.hint import hint
 
 from .helpers import board
 
@@ -48,13 +48,17 @@ def test_hint_ignores_hidden_cards() -> None:
     one = board("classic", ["*2C *3C 9H", "*4C *5C 5S", "6S", "KD", "QC", "JC", "TC"], "7C 8C 9C")
     two = board("classic", ["*7C *8C 9H", "*9C *2C 5S", "6S", "KD", "QC", "JC", "TC"], "3C 4C 5C")
     assert player_view(one) == player_view(two)
-    assert hint(one.rules, player_view(one)) == hint(two.rules, player_view(two)) == Move(2, 2, 3)
+    assert (
+        heuristic.best(one.rules, player_view(one))
+        == heuristic.best(two.rules, player_view(two))
+        == Move(2, 2, 3)
+    )
 
 
 def test_hint_prefers_turning_up_a_card() -> None:
     state = board("classic", ["*2C 9H", "6S 5S", "6H", "*4C 5H", "QC", "JC", "TC"], "7C 8C 9C")
     # 5S onto 6S is not possible (same column); 5H onto 6H turns up a card: +5 +50.
-    assert hint(state.rules, player_view(state)) == Move(4, 1, 3)
+    assert heuristic.best(state.rules, player_view(state)) == Move(4, 1, 3)
 
 
 def test_hint_completes_a_run_first() -> None:
@@ -62,18 +66,18 @@ def test_hint_completes_a_run_first() -> None:
         "classic",
         ["*3D KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S", "AS", "*4D 6H", "5H", "QC", "JC", "TC"],
     )
-    assert hint(state.rules, player_view(state)) == Move(2, 0, 1)
+    assert heuristic.best(state.rules, player_view(state)) == Move(2, 0, 1)
 
 
 def test_hint_deals_when_nothing_else_and_is_none_when_over() -> None:
     state = board("classic", ["", "KH", "5C", "QD", "9C", "6H", "3S"], reserve="2C 3C 4C")
-    assert hint(state.rules, player_view(state)) == Deal()
+    assert heuristic.best(state.rules, player_view(state)) == Deal()
     blocked = board("classic", ["", "KH", "5C", "QD", "9C", "6H", "3S"])
-    assert hint(blocked.rules, player_view(blocked)) is None
+    assert heuristic.best(blocked.rules, player_view(blocked)) is None
 
 
 def test_hint_on_the_sample_deal_is_a_legal_move(sample_deal: list[str]) -> None:
     state = new_game(RULESETS["classic"], parse_cards(sample_deal))
-    suggestion = hint(state.rules, player_view(state))
+    suggestion = heuristic.best(state.rules, player_view(state))
     assert suggestion is not None
     apply(state, suggestion)

@@ -225,10 +225,10 @@ def test_a_race_hint_is_recorded_once_per_position_and_counted(alice, bob) -> No
         again = services.game_hint(game=own(joined.game_id, alice), viewer=alice)
         other = services.game_hint(game=own(joined.game_id, alice), viewer=bob)
     assert first.recorded and first.game.version == 2
-    assert not again.recorded and again.game.version == 2 and again.advice == first.advice
+    assert not again.recorded and again.game.version == 2 and again.hint == first.hint
     assert not other.recorded  # only the owner's hint counts
     stored = Event.objects.get(game_id=joined.game_id, seq=2)
-    assert stored.type == "hinted" and stored.data["source"] == first.advice.source
+    assert stored.type == "hinted" and stored.data["source"] == first.hint.source
     assert Standing.objects.get(game_id=joined.game_id).hints == 1
     with at(DAY, 9, 5):
         play(joined, alice, WIN["actions"][:1])

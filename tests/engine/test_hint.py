@@ -1,13 +1,13 @@
-"""The sampled hint (games.engine.advice) on hand-made and dealt positions."""
+"""The sampled hint (games.engine.hint) on hand-made and dealt positions."""
 
 from __future__ import annotations
 
 import random
 
 from games import engine
-from games.engine import advice
+from games.engine import heuristic
+from games.engine import hint as hints
 from games.engine.actions import Move
-from games.engine.hint import hint
 from games.engine.solver import solve
 
 from .helpers import board, run
@@ -47,7 +47,7 @@ def follow_without_repeats(state: engine.State, steps: int) -> int:
         key = (state.columns, state.down, state.reserve)
         assert key not in seen
         seen.add(key)
-        action = advice.advise(CLASSIC, engine.player_view(state)).action
+        action = hints.hint(CLASSIC, engine.player_view(state)).action
         if action is None:
             break
         state = engine.apply(state, action)[0]
@@ -58,7 +58,7 @@ def test_the_hint_does_not_shuffle_a_column_between_empty_places() -> None:
     state = board("classic", AFTER_THE_DEAL)
     idle = [action for action in engine.legal_actions(state) if renumbers(state, action)]
     assert idle, "the position offers a move that only renumbers columns"
-    found = advice.advise(CLASSIC, engine.player_view(state))
+    found = hints.hint(CLASSIC, engine.player_view(state))
     assert found.source == "solver" and found.action is not None
     assert not renumbers(state, found.action)
     # Followed from here (with the deal's real hidden cards), the hints never come back to
@@ -70,7 +70,7 @@ def test_which_whole_column_moves_into_an_empty_one_are_left_out() -> None:
     columns = ["KD QD", "", "KC", "2C", "KS QS", "", run("H")]
     before = board("classic", columns, reserve="5S 9S TS")
     after = board("classic", columns)
-    left_out, moves = advice.left_out, engine.Move
+    left_out, moves = hints.left_out, engine.Move
     # After the deal, a whole column into an empty one changes nothing.
     assert left_out(CLASSIC, after, moves(source=5, index=0, to=6))
     assert left_out(CLASSIC, after, moves(source=1, index=0, to=2))
@@ -125,25 +125,25 @@ def proved_lost_after(state: engine.State, action: object) -> int:
     """In how many of the hint's samples of ``state``'s view ``action`` is proved lost."""
     view = engine.player_view(state)
     return sum(
-        solve(CLASSIC, engine.apply(sample, action)[0], advice.SAMPLE_BUDGET).verdict == "lost"
-        for sample in advice.completions(CLASSIC, view, advice.SAMPLES)
+        solve(CLASSIC, engine.apply(sample, action)[0], hints.SAMPLE_BUDGET).verdict == "lost"
+        for sample in hints.completions(CLASSIC, view, hints.SAMPLES)
     )
 
 
 def test_with_no_sample_won_the_hint_keeps_the_most_samples_alive() -> None:
     state = board("classic", NONE_WON, reserve="5S JC 2C")
     view = engine.player_view(state)
-    found = advice.advise(CLASSIC, view)
+    found = hints.hint(CLASSIC, view)
     assert found.source == "heuristic" and found.wins == 0
-    heuristic = hint(CLASSIC, view)
-    assert found.action != heuristic
-    assert proved_lost_after(state, found.action) < proved_lost_after(state, heuristic)
+    preferred = heuristic.best(CLASSIC, view)
+    assert found.action != preferred
+    assert proved_lost_after(state, found.action) < proved_lost_after(state, preferred)
     assert solve(CLASSIC, engine.apply(state, found.action)[0]).verdict == "won"
-    assert solve(CLASSIC, engine.apply(state, heuristic)[0]).verdict == "lost"
+    assert solve(CLASSIC, engine.apply(state, preferred)[0]).verdict == "lost"
 
 
 def vote_on_a_random_table(rng: random.Random) -> tuple[int, int]:
-    """advice._vote on random actions and trials, checked against trying every action on
+    """hints._vote on random actions and trials, checked against trying every action on
     every trial: how many tries it made, and how many that is."""
     actions = [Move(source=1, index=i, to=2) for i in range(rng.randint(1, 12))]
     trials = list(range(rng.randint(1, 20)))
@@ -159,7 +159,7 @@ def vote_on_a_random_table(rng: random.Random) -> tuple[int, int]:
     def rank(action: Move, n: int) -> tuple[int, int, int]:
         return (-n, preference[action], action.index)
 
-    best, count = advice._vote(actions, trials, passes, rank)
+    best, count = hints._vote(actions, trials, passes, rank)
     full = {a: sum(table[a, t] for t in trials) for a in actions}
     expected = min(actions, key=lambda a: rank(a, full[a]))
     assert (best, count) == (expected, full[expected])
@@ -167,7 +167,7 @@ def vote_on_a_random_table(rng: random.Random) -> tuple[int, int]:
 
 
 def test_the_vote_tries_fewer_actions_and_picks_the_same_one() -> None:
-    """advice._vote stops trying an action once it cannot beat the best one: on random
+    """hints._vote stops trying an action once it cannot beat the best one: on random
     tables of which action passes which trial it picks what trying every action on every
     trial picks, with the same count, in fewer tries; and when the action it tries first
     passes every trial, it tries no other."""
@@ -185,6 +185,6 @@ def test_the_vote_tries_fewer_actions_and_picks_the_same_one() -> None:
         tries.append(action)
         return True
 
-    best, count = advice._vote(actions, range(20), passes, lambda a, n: (-n, a.index))
+    best, count = hints._vote(actions, range(20), passes, lambda a, n: (-n, a.index))
     assert (best, count) == (actions[0], 20)
     assert tries == [actions[0]] * 20
