@@ -51,6 +51,10 @@ MESSAGES: dict[str, Promise] = {
     "race_started": _("This race has started: it can no longer be joined."),
     "not_entrant": _("Only the players who joined this race before its start can play it."),
     "challenge_not_ready": _("This day's challenge is still being prepared; try again shortly."),
+    "hint_needs_post": _(
+        "In a running daily challenge, race or arena your hints count: ask for one with "
+        "POST /games/{id}/hints, which records it."
+    ),
     "game_not_finished": _("The analysis of a game is available once the game is finished."),
     "not_found": _("Not found."),
     "unknown_scope": _("There is no such leaderboard scope: use daily or a ruleset's name."),

@@ -21,6 +21,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("games/<str:game_id>/events", games.GameEventsApi.as_view(), name="game-events"),
     path("games/<str:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
     path("games/<str:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
+    path("games/<str:game_id>/hints", games.GameHintTakeApi.as_view(), name="game-hints"),
     path("games/<str:game_id>/analysis", games.GameAnalysisApi.as_view(), name="game-analysis"),
     path(
         "games/<str:game_id>/states/<int:version>",

@@ -221,11 +221,20 @@ class NotEntrant(DomainError):
 
 class ChallengeNotReady(DomainError):
     """The day's certified deal is still being searched for: retry after ``Retry-After``
-    seconds (the background preparer finishes it)."""
+    seconds (the scheduled job prepares it)."""
 
     status = 503
     code = "challenge_not_ready"
     retry_after = 30
+
+
+class HintNeedsPost(DomainError):
+    """``GET /hint`` by the owner of a game racing others (a daily challenge whose day is
+    open, a running race or arena): there a hint counts, and only ``POST /hints``, which
+    records it, may give one. A read never writes."""
+
+    status = 409
+    code = "hint_needs_post"
 
 
 class GameNotFinished(DomainError):

@@ -33,7 +33,7 @@ from api import messages, serializers
 from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
 from games import engine, metrics
-from games.errors import GameNotFound
+from games.errors import GameNotFound, HintNeedsPost
 from games.reads import presenters, selectors, visibility
 from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
 from games.writes import analysis, services
@@ -304,22 +304,52 @@ class GameMovesApi(APIView):
 class GameHintApi(APIView):
     @extend_schema(
         operation_id="game_hint",
-        summary="The move the server recommends, from the player's view only; in a race "
-        "the owner's hint is recorded (a hinted event)",
+        summary="The move the server recommends, from the player's view only; records "
+        "nothing (the owner of a game racing others asks with POST /hints instead)",
         tags=_TAGS,
         parameters=[_GAME_ID],
         responses={200: serializers.HintOut, **errors(403, 404, 409)},
     )
     def get(self, request: Request, game_id: str) -> Response:
         game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        result = services.game_hint(game=game, viewer=callers.account(request))
+        account = callers.account(request)
+        if selectors.hint_counts(game, None if account is None else account.pk):
+            raise HintNeedsPost()
+        found = selectors.game_hint(game)
+        body = presenters.hint_body(
+            found, selectors.hint_move(game, found.action), version=game.version, recorded=False
+        )
+        return Response(body)
+
+
+class GameHintTakeApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="game_hint_take",
+        summary="Take a hint: in a daily challenge, race or arena still running the owner's "
+        "hint is recorded (a hinted event, 201) and counts in the standings; elsewhere it "
+        "is only answered (200)",
+        tags=_TAGS,
+        parameters=[_GAME_ID],
+        request=None,
+        responses={
+            201: serializers.HintOut,
+            200: serializers.HintOut,
+            **errors(401, 403, 404, 409),
+        },
+        auth=SIGNED_IN,
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
+        result = services.game_hint(game=game, viewer=callers.player(request))
         body = presenters.hint_body(
             result.hint,
             selectors.hint_move(result.game, result.hint.action),
             version=result.game.version,
             recorded=result.recorded,
         )
-        return Response(body)
+        return Response(body, status=201 if result.recorded else 200)
 
 
 class GameAnalysisApi(APIView):

@@ -133,6 +133,17 @@ def game_hint(game: GameSummary) -> hints.Hint:
     return found
 
 
+def hint_counts(game: GameSummary, viewer_id: int | None) -> bool:
+    """Whether a hint ``viewer_id`` asks for is a fact of ``game`` that must be recorded:
+    they own it, it is in play, and it races others (a daily challenge whose day is open,
+    a race or arena that accepts commands). Only a write may give such a hint."""
+    if viewer_id is None or viewer_id != game.owner_id or game.finished:
+        return False
+    if game.challenge is not None:
+        return challenges.is_open(game.challenge)
+    return game.contest is not None and contests.accepts_commands(game.contest)
+
+
 def remember_hint(game: GameSummary, found: hints.Hint) -> None:
     """Cache ``found`` as the hint of ``game`` at its version (for an hour)."""
     with contextlib.suppress(Exception):  # an unreachable cache only costs the computation

@@ -472,10 +472,8 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
     race's or arena's results count it, and rank unaided wins first), once per position
     (asking again before anything else happens records nothing more). Anyone else's hint,
     staff's included, records nothing."""
-    owner_asks = viewer is not None and viewer.pk == game.owner_id
-    if not (owner_asks and _races(game) and not game.finished):
+    if viewer is None or not selectors.hint_counts(game, viewer.pk):
         return HintResult(game, selectors.game_hint(game), False)
-    assert viewer is not None
     for _attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
         stream = streams.load(game.id, game.version)
         found = selectors.game_hint(game)
@@ -494,14 +492,6 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
             raise Banned()
         game = GameSummary.of(streams.load(game.id, seen.version), owner=game.owner)
     raise VersionConflict(game.version)  # writers kept racing on this game
-
-
-def _races(game: GameSummary) -> bool:
-    """Whether ``game`` races others now: a daily challenge's game while its day is open, or
-    a race's or arena's game while it may be played."""
-    if game.challenge is not None:
-        return challenges.is_open(game.challenge)
-    return game.contest is not None and contests.accepts_commands(game.contest)
 
 
 def check_not_banned(player: User) -> None:

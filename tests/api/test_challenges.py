@@ -80,7 +80,9 @@ def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob,
                 response = client.get(path)
                 assert response.status_code == 403, path
                 assert response.json()["code"] == "challenge_in_progress"
-            assert as_alice.get(path).status_code == 200
+            assert as_alice.get(path).status_code == (409 if path.endswith("/hint") else 200)
+        assert as_bob.post(f"{base}/hints").json()["code"] == "challenge_in_progress"
+        assert as_alice.post(f"{base}/hints").status_code == 201
         assert game not in [g["id"] for g in as_bob.get("/api/v1/games").json()["results"]]
         assert game in [g["id"] for g in as_alice.get("/api/v1/games").json()["results"]]
         assert as_bob.post(f"{base}/commands", {"type": "deal"}).json()["code"] == "not_owner"
@@ -115,7 +117,7 @@ def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(
         keep(as_alice.get(f"/api/v1/games/{game}"))
         keep(as_alice.get(f"/api/v1/games/{game}/events"))
         keep(as_alice.get(f"/api/v1/games/{game}/moves"))
-        keep(as_alice.get(f"/api/v1/games/{game}/hint"))
+        keep(as_alice.post(f"/api/v1/games/{game}/hints"))
         keep(as_alice.get(f"/api/v1/games/{game}/states/1"))
         keep(as_alice.get("/api/v1/games?owner=alice"))
         keep(api.get("/api/v1/challenges/today/standings"))

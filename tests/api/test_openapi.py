@@ -33,6 +33,7 @@ OPERATIONS = {
     ("/api/v1/games/{game_id}/events", "get"): ("game_events", 200),
     ("/api/v1/games/{game_id}/moves", "get"): ("game_moves", 200),
     ("/api/v1/games/{game_id}/hint", "get"): ("game_hint", 200),
+    ("/api/v1/games/{game_id}/hints", "post"): ("game_hint_take", 200),
     ("/api/v1/games/{game_id}/analysis", "get"): ("game_analysis", 200),
     ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
     ("/api/v1/challenges/today", "get"): ("challenge_today", 200),
@@ -129,6 +130,7 @@ def test_every_success_body_validates(api, alice, bob, sample_deal):
     anyone.get(f"{base}/events?after=1")
     anyone.get(f"{base}/moves")
     anyone.get(f"{base}/hint")
+    player.post(f"{base}/hints")
     anyone.get(f"{base}/states/1")
     player.post(f"{base}/commands", {"type": "resign"})
     anyone.get(f"{base}/hint")  # {"move": null}

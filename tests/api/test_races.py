@@ -315,8 +315,8 @@ def play(client: Any, game: str, commands: list[dict[str, Any]]) -> dict[str, An
 
 
 def hint(client: Any, game: str) -> None:
-    answer = client.get(f"/api/v1/games/{game}/hint")
-    assert answer.status_code == 200 and answer.json()["recorded"] is True, answer.content
+    answer = client.post(f"/api/v1/games/{game}/hints")
+    assert answer.status_code == 201 and answer.json()["recorded"] is True, answer.content
 
 
 def test_a_race_ranks_unaided_wins_first_and_shows_the_hints(

@@ -141,15 +141,19 @@ def test_a_race_hint_is_a_recorded_event_counted_in_the_standings(as_alice, api)
     DailyChallenge.objects.create(date=DAY, rules="classic", seed=WIN["seed"], created_at=NOON)
     with at(DAY, 9):
         game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
-        hint = as_alice.get(f"/api/v1/games/{game}/hint").json()
-        again = as_alice.get(f"/api/v1/games/{game}/hint").json()
+        refused = as_alice.get(f"/api/v1/games/{game}/hint")
+        taken = as_alice.post(f"/api/v1/games/{game}/hints")
+        again = as_alice.post(f"/api/v1/games/{game}/hints")
+        hint, replayed = taken.json(), again.json()
         events = as_alice.get(f"/api/v1/games/{game}/events").json()["results"]
         standings = api.get("/api/v1/challenges/today/standings").json()["results"]
         stale = as_alice.post(
             f"/api/v1/games/{game}/commands", {"type": "deal", "expected_version": 1}
         )
-    assert hint["recorded"] is True and hint["version"] == 2
-    assert again["recorded"] is False and again["version"] == 2 and again["move"] == hint["move"]
+    assert refused.status_code == 409 and refused.json()["code"] == "hint_needs_post"
+    assert taken.status_code == 201 and hint["recorded"] is True and hint["version"] == 2
+    assert again.status_code == 200 and replayed["recorded"] is False
+    assert replayed["version"] == 2 and replayed["move"] == hint["move"]
     assert [event["type"] for event in events] == ["created", "hinted"]
     assert events[1]["data"]["source"] == hint["source"]
     assert events[1]["effects"] == {"points": 0, "flipped": [], "removed": []}

@@ -279,7 +279,7 @@ def test_a_watcher_on_another_process_sees_unaided_wins_ranked_first(
         dealt = client.post(f"/api/v1/races/{race['code']}/games")
         assert dealt.status_code == 201, dealt.text
         games[name] = dealt.json()["results"][0]["id"]
-    hinted = dora.get(f"/api/v1/games/{games['dora']}/hint").json()
+    hinted = dora.post(f"/api/v1/games/{games['dora']}/hints").json()
     assert hinted["recorded"] is True
     for name, client in (("dora", dora), ("eve", eve)):
         for command in line:

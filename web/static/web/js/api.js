@@ -154,7 +154,7 @@ export async function command(gameId, action, version, { onRetry } = {}) {
 
 export const game = (id) => get(`/games/${encodeURIComponent(id)}`);
 export const moves = (id) => get(`/games/${encodeURIComponent(id)}/moves`);
-export const hint = (id) => get(`/games/${encodeURIComponent(id)}/hint`);
+export const hint = (id) => post(`/games/${encodeURIComponent(id)}/hints`);
 export const state = (id, version) => get(`/games/${encodeURIComponent(id)}/states/${version}`);
 export const player = (name) => get(`/players/${encodeURIComponent(name)}`);
 export const challenge = (date = "today") => get(`/challenges/${encodeURIComponent(date)}`);
