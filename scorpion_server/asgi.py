@@ -17,7 +17,6 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 
 import api.routing  # noqa: E402
 from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
-from games.dailies import preparer  # noqa: E402
 from games.live import outbox  # noqa: E402
 
 router = ProtocolTypeRouter(
@@ -37,9 +36,6 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The server's ASGI application: publications leave from the server's own event loop
     (``games.live.outbox``), then the router takes the connection."""
     outbox.bind(asyncio.get_running_loop())
-    # Tomorrow's daily challenge is prepared ahead by a thread of the serving process
-    # (games.dailies.preparer); started here, on the first connection, not at import.
-    preparer.start()
     await router(scope, receive, send)
 
 

@@ -6,8 +6,9 @@ the server at start with a message that says what to fix.
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -154,6 +155,20 @@ def database_from_url(
         "PORT": str(port) if port else "",
         "OPTIONS": options,
     }
+
+
+def url_of_database(settings_dict: Mapping[str, object]) -> str:
+    """A ``DATABASE_URL`` for Django's connection settings of a database (TCP host or
+    socket folder): how another process (a job worker, a test's server) reaches it."""
+    user = quote(str(settings_dict.get("USER") or ""), safe="")
+    password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
+    host = str(settings_dict.get("HOST") or "")
+    name = quote(str(settings_dict["NAME"]), safe="")
+    credentials = f"{user}:{password}@" if password else f"{user}@"
+    if host.startswith("/") or not host:
+        return f"postgresql://{credentials}/{name}?host={quote(host or '/tmp', safe='')}"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgresql://{credentials}{host}:{port}/{name}"
 
 
 def redis_url(name: str = "REDIS_URL") -> str:

@@ -79,6 +79,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    # The job engine: its queue and its migrations (games.jobs, docs/operations.md).
+    "procrastinate.contrib.django",
     "games",
     "api",
     "web",
@@ -181,8 +183,9 @@ SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20,
 # --- Races and arenas (games.dailies.contests) ----------------------------------------------
 
 # Arenas the server makes by itself, one per period per slot: "classic:weekly,wasp:daily"
-# (a ruleset and daily or weekly; empty: only staff schedule arenas in the admin). They are
-# made when anyone lists arenas, and by `manage.py arena_rotation`.
+# (a ruleset and daily or weekly; empty: only staff schedule arenas in the admin). The
+# scheduled job makes each slot's arena of this period and the next; so does
+# `manage.py arena_rotation`.
 ARENA_ROTATION = env_str("ARENA_ROTATION", "")
 # Bounds of what a player may ask for when creating a race (seconds).
 RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)
@@ -203,17 +206,10 @@ for _name in DAILY_RULES:
 # secret sequence that the solver proves winnable within it. Candidates tried at most.
 DAILY_SOLVER_BUDGET = env_int("DAILY_SOLVER_BUDGET", default=50_000, minimum=1)
 DAILY_MAX_CANDIDATES = env_int("DAILY_MAX_CANDIDATES", default=200, minimum=1)
-# A day asked for before it was prepared is prepared in the request, up to this many nodes
-# in all; beyond it the request answers 503 challenge_not_ready and the background preparer
-# finishes the day.
-DAILY_FALLBACK_NODES = env_int("DAILY_FALLBACK_NODES", default=250_000, minimum=0)
-# Each server process prepares tomorrow's challenge in the background from this many
-# seconds before midnight UTC (and today's, if missing), checking every
-# DAILY_PREPARE_POLL_SECONDS. DAILY_PREPARE_IN_BACKGROUND=0 turns it off (then run
-# `manage.py prepare_challenges --days 7` from cron).
-DAILY_PREPARE_IN_BACKGROUND = env_bool("DAILY_PREPARE_IN_BACKGROUND", default=True)
+# The scheduled job prepares tomorrow's challenge from this many seconds before midnight
+# UTC (and today's whenever it is missing); until today's exists, asking for it answers 503
+# challenge_not_ready.
 DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 * 3600)
-DAILY_PREPARE_POLL_SECONDS = env_int("DAILY_PREPARE_POLL_SECONDS", default=300, minimum=1)
 # Hints: completions sampled per hint, and the solver's node budget for each.
 HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
 HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
@@ -221,6 +217,17 @@ HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
+
+# --- Background jobs (games.jobs, on procrastinate) -----------------------------------------
+
+# "local": `manage.py serve` starts a job worker beside the server (the default, so that one
+# command runs everything); "external": workers run apart (`manage.py procrastinate worker`,
+# the compose file's worker service).
+JOBS_WORKER = env_str("JOBS_WORKER", "local")
+if JOBS_WORKER not in ("local", "external"):
+    raise ImproperlyConfigured(f"JOBS_WORKER is local or external, not {JOBS_WORKER!r}.")
+PROCRASTINATE_IMPORT_PATHS = ["games.jobs"]
+PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
 # --- Channel layer and cache -----------------------------------------------------------------
 

@@ -21,9 +21,9 @@ IN_MEMORY_CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChan
 LOCAL_MEMORY_CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
-#: Daily challenges in tests: a smaller search for each candidate deal (a test's first ask for
-#: a day prepares it in the request), and no preparer thread writing behind the tests' backs.
-TEST_DAILY_SETTINGS = {"DAILY_SOLVER_BUDGET": 5_000, "DAILY_PREPARE_IN_BACKGROUND": False}
+#: Daily challenges in tests: a smaller search for each candidate deal (a test prepares the
+#: days it needs, as the scheduled job would: ``prepare_day``).
+TEST_DAILY_SETTINGS = {"DAILY_SOLVER_BUDGET": 5_000}
 
 
 @pytest.fixture(autouse=True, scope="session")

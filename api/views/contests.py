@@ -201,13 +201,13 @@ class RaceStandingsApi(APIView):
 class ArenaListApi(APIView):
     @extend_schema(
         operation_id="arena_list",
-        summary="Arenas, latest start first (the configured rotation's are made on demand)",
+        summary="Arenas, latest start first (the configured rotation's are made by the "
+        "scheduled job, for this period and the next)",
         tags=_ARENAS,
         parameters=_LIST,
         responses={200: serializers.ArenaPageOut, **errors(400)},
     )
     def get(self, request: Request) -> Response:
-        services.rotation_arenas()
         return _page(request, self, "arena", selectors.arena_view)
 
 

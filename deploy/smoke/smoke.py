@@ -7,16 +7,17 @@ The steps, each printed with its time:
 2. build the app image and ``docker-compose up -d`` the deployment, every service on the
    host's network on a loopback port (``docker-compose.host.yml``), and wait until every
    health check passes and ``migrate`` has exited 0;
-3. register, create a game and play 20 commands through the proxy; two spectators, one on
+3. the job worker prepares today's daily challenge by itself: the proxy serves it;
+4. register, create a game and play 20 commands through the proxy; two spectators, one on
    each web process, receive all 20 events in order, and the web processes' logs show that
    the proxy spread the commands over both;
-4. kill web1: commands through the proxy still succeed, and web1's spectator resumes with
+5. kill web1: commands through the proxy still succeed, and web1's spectator resumes with
    ``?after=N`` with no gap;
-5. start web1 again: healthy, and it serves requests again;
-6. stop the database while a writer keeps sending commands: they are answered 503 with
+6. start web1 again: healthy, and it serves requests again;
+7. stop the database while a writer keeps sending commands: they are answered 503 with
    ``Retry-After``; start it again: the writer's retries (same ``Idempotency-Key``)
    succeed, and every acknowledged command is in the events table, once;
-7. ``docker-compose down -v`` leaves no container, network or volume of the project.
+8. ``docker-compose down -v`` leaves no container, network or volume of the project.
 
 Anything unexpected raises :class:`SmokeFailure`; the services' logs are then shown and
 the deployment is taken down all the same (``SMOKE_KEEP=1`` leaves it up to look at).
@@ -225,7 +226,7 @@ def ensure_ports_free() -> None:
 
 
 def wait_until_up(compose: Compose, timeout: float = 180) -> None:
-    expected = {service: "running healthy" for service in ("db", "redis", *WEBS, "proxy")}
+    expected = {service: "running healthy" for service in ("db", "redis", "worker", *WEBS, "proxy")}
     expected["migrate"] = "exited 0"
     states: dict[str, str] = {}
 
@@ -447,6 +448,16 @@ def scenario(compose: Compose) -> None:
     with step("docker-compose up -d, and every health check passes"):
         compose.run("up", "-d")
         wait_until_up(compose)
+
+    with step("the worker prepares today's daily challenge, served through the proxy"):
+        today = httpx.Client(base_url=PROXY, timeout=30)
+        wait_for(
+            "today's challenge",
+            lambda: today.get("/api/v1/challenges/today").status_code == 200,
+            120,
+            every=1,
+        )
+        say(f"today: {today.get('/api/v1/challenges/today').json()['rules']}")
 
     with step("register and create a game through the proxy"):
         client = httpx.Client(base_url=PROXY, timeout=30)

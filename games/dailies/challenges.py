@@ -9,12 +9,12 @@ through the engine before the day is stored, with its difficulty (banded by the 
 search took, :func:`difficulty`). Seed, solution and difficulty stay secret until the day
 is over (``games.reads.visibility``).
 
-No request waits on the search in normal operation: ``manage.py prepare_challenges`` makes
-the coming days, and every server process prepares tomorrow before midnight in the
-background (``games.dailies.preparer``). A day asked for before it was prepared is prepared
-in the request, within ``DAILY_FALLBACK_NODES`` nodes; past that, :class:`ChallengeNotReady`
-(503, ``Retry-After``) while the background finishes it. Making a day is safe under
-concurrency: the date is the table's key, and whoever inserts second reads the first row.
+No request waits on the search, and no request makes a day: the scheduled job prepares
+today and, before midnight, tomorrow (``games.dailies.preparer``, run by ``games.jobs``),
+and ``manage.py prepare_challenges`` makes the coming days by hand. Today asked for before
+it was prepared is :class:`ChallengeNotReady` (503, ``Retry-After``) while the job finishes
+it. Making a day is safe under concurrency: the date is the table's key, and whoever
+inserts second reads the first row.
 
 Days are UTC: a challenge is open from its date's midnight to the next one
 (``games.clock`` tells the time, so tests can cross midnight).
@@ -144,8 +144,8 @@ def _search(date: dt.date, rules: engine.Ruleset, max_nodes: int | None) -> Cert
 
 
 def prepare(date: dt.date, *, max_nodes: int | None = None) -> tuple[DailyChallenge, bool]:
-    """The challenge of ``date``, made now if missing (any date: the command and the
-    background preparer make days ahead); and whether this call made it.
+    """The challenge of ``date``, made now if missing (any date: the scheduled job and
+    ``manage.py prepare_challenges`` make days ahead); and whether this call made it.
 
     The search runs outside any transaction; the insert is guarded by the date's primary
     key, so concurrent preparers all return the one row that won."""
@@ -193,12 +193,9 @@ def parse_date(text: str) -> dt.date:
 
 
 def challenge_get(date: dt.date) -> DailyChallenge:
-    """The challenge of ``date``; :class:`ChallengeNotFound` for a day that has not begun,
-    and for a past day that has no challenge (nobody asked for it while it ran: searching
-    for its deal now would let anyone spend the server's time on any old date).
-
-    Today, if nobody prepared it, is prepared now within ``DAILY_FALLBACK_NODES`` nodes,
-    else :class:`ChallengeNotReady` (the background preparer finishes it)."""
+    """The challenge of ``date``, read only: :class:`ChallengeNotFound` for a day that has
+    not begun, and for a past day that has no challenge (none was prepared while it ran);
+    :class:`ChallengeNotReady` for today while the scheduled job has not prepared it."""
     current = today()
     if date > current:
         raise ChallengeNotFound()
@@ -207,7 +204,7 @@ def challenge_get(date: dt.date) -> DailyChallenge:
         return challenge
     if date < current:
         raise ChallengeNotFound()
-    return prepare(date, max_nodes=settings.DAILY_FALLBACK_NODES)[0]
+    raise ChallengeNotReady()
 
 
 def is_open(date: dt.date | str | None) -> bool:

@@ -196,6 +196,20 @@ def race_start(race: Contest) -> Contest:
     return locked
 
 
+_SEAL_DUE = """
+UPDATE games_contest SET started_at = %(now)s
+WHERE kind = 'race' AND started_at IS NULL AND starts_at <= %(now)s
+RETURNING id"""
+
+
+def seal_due() -> list[uuid.UUID]:
+    """Seal every race whose start has come (the scheduled job): one statement, which takes
+    each row's lock as a join does; the races sealed now."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SEAL_DUE, {"now": clock.now()})
+        return [row[0] for row in cursor.fetchall()]
+
+
 def _seal(race: Contest, now: dt.datetime) -> None:
     if race.started_at is None and now >= race.starts_at:
         race.started_at = now
@@ -292,20 +306,23 @@ def parse_rotation(text: str) -> list[tuple[str, str]]:
 
 
 def rotation_arenas(rotation: str, now: dt.datetime | None = None) -> list[Contest]:
-    """The arenas of the current period of every slot of ``rotation``, made if missing."""
+    """The arenas of every slot of ``rotation`` for the current period and the next one
+    (so that players see it coming), made if missing."""
     now = clock.now() if now is None else now
     made = []
     for rules, every in parse_rotation(rotation):
         label, start, length = _period(every, now)
-        made.append(
-            arena_create(
-                rules=rules,
-                starts_at=start,
-                ends_at=start + length,
-                title=f"{rules} {every} arena {label}",
-                rotation=f"{rules}:{every}:{label}",
+        for period_start in (start, start + length):
+            label, _, _ = _period(every, period_start)
+            made.append(
+                arena_create(
+                    rules=rules,
+                    starts_at=period_start,
+                    ends_at=period_start + length,
+                    title=f"{rules} {every} arena {label}",
+                    rotation=f"{rules}:{every}:{label}",
+                )
             )
-        )
     return made
 
 

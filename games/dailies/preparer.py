@@ -2,24 +2,22 @@
 
 :func:`tick` decides from the clock (``games.clock``, so tests can move it) which days
 should exist by now, today always and tomorrow from ``DAILY_PREPARE_AHEAD_SECONDS`` before
-midnight UTC, and prepares those missing. Each server process runs it in a daemon thread
-every ``DAILY_PREPARE_POLL_SECONDS`` (:func:`start`, called by the ASGI application when
-``DAILY_PREPARE_IN_BACKGROUND`` is on). Several processes preparing the same day do no
-harm: a process skips a day whose advisory lock another holds (it is being prepared
-there), and in any case the date is the table's key, and a second insert reads the first
-row (``challenges.prepare``).
+midnight UTC, and prepares those missing. The scheduled job runs it every minute
+(``games.jobs``), and ``manage.py prepare_challenges`` makes days ahead by hand. Several
+workers preparing the same day do no harm: a worker skips a day whose advisory lock another
+holds (it is being prepared there), and in any case the date is the table's key, and a
+second insert reads the first row (``challenges.prepare``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import close_old_connections, connection, connections
+from django.db import connection
 
 from games import clock
 from games.dailies import challenges
@@ -53,7 +51,7 @@ def tick() -> list[dt.date]:
                 continue
             try:
                 _, new = challenges.prepare(day)
-            except Exception:  # keep the thread alive; the next tick tries again
+            except Exception:  # the other days still get their turn; the next tick retries
                 logger.exception("could not prepare the daily challenge of %s", day)
                 continue
         if new:
@@ -82,27 +80,3 @@ def _day_lock(day: dt.date) -> Iterator[bool]:
         if mine:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(day)])
-
-
-_started = threading.Event()
-
-
-def start() -> bool:
-    """Start this process's preparer thread, once; whether it was started now."""
-    if not settings.DAILY_PREPARE_IN_BACKGROUND or _started.is_set():
-        return False
-    _started.set()
-    threading.Thread(target=_run, name="daily-preparer", daemon=True).start()
-    return True
-
-
-def _run() -> None:
-    while True:
-        close_old_connections()
-        try:
-            tick()
-        except Exception:  # the database may be down: log, and try again later
-            logger.exception("daily preparer")
-        finally:
-            connections.close_all()
-        threading.Event().wait(settings.DAILY_PREPARE_POLL_SECONDS)

@@ -1,7 +1,7 @@
 """The game summary: one frozen value per version of a game, computed from its stream alone.
 
 A command builds it once (:meth:`GameSummary.of`); the ``Game`` row is written from it
-(:meth:`GameSummary.row`), and the REST body and the WebSocket frame are rendered from it by
+(``games.projections.game_row``), and the REST body and the WebSocket frame are rendered from it by
 ``games.reads.presenters``, with no ORM object in between. Reading a game turns its row
 back into the same value (:meth:`GameSummary.from_row`), so a read never replays.
 
@@ -166,55 +166,3 @@ class GameSummary:
             contest=game.contest,
             round=game.round,
         )
-
-    def row(self) -> dict[str, Any]:
-        """The ``Game`` row's fields (all but the key), as :data:`PROJECTED_FIELDS` names."""
-        return {
-            "owner_id": self.owner_id,
-            "rules": self.rules,
-            "seed": self.seed,
-            "public": self.public,
-            "version": self.version,
-            "status": self.status,
-            "blocked": self.blocked,
-            "score": self.score,
-            "moves": self.moves,
-            "undos": self.undos,
-            "reserve": self.reserve,
-            "removed": self.removed,
-            "revealed": self.revealed,
-            "board": self.board.to_json(),
-            "challenge": self.challenge,
-            "voided": self.voided,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "finished_at": self.finished_at,
-            "contest": self.contest,
-            "round": self.round,
-        }
-
-
-#: Fields of ``Game`` that the projection owns (all but the key).
-PROJECTED_FIELDS = (
-    "owner_id",
-    "rules",
-    "seed",
-    "public",
-    "version",
-    "status",
-    "blocked",
-    "score",
-    "moves",
-    "undos",
-    "reserve",
-    "removed",
-    "revealed",
-    "board",
-    "challenge",
-    "voided",
-    "created_at",
-    "updated_at",
-    "finished_at",
-    "contest",
-    "round",
-)

@@ -34,7 +34,17 @@ def hidden_codes(deal: list[str]) -> set[str]:
     return {engine.card_code(card) for card in [*face_down, *state.reserve]}
 
 
+def test_today_is_not_ready_until_the_job_prepares_it(as_alice, api) -> None:
+    with at(DAY):
+        today = api.get("/api/v1/challenges/today")
+        joined = as_alice.post("/api/v1/challenges/today/join")
+    assert today.status_code == joined.status_code == 503
+    assert today.json()["code"] == "challenge_not_ready" and int(today.headers["Retry-After"]) > 0
+    assert not DailyChallenge.objects.exists()
+
+
 def test_today_join_and_join_again(as_alice, api) -> None:
+    dailies.prepare(DAY)  # as the scheduled job does
     with at(DAY):
         today = api.get("/api/v1/challenges/today")
         assert today.status_code == 200
@@ -65,13 +75,14 @@ def test_a_past_day_without_a_challenge_is_404_and_costs_no_search(api, as_alice
         assert as_alice.post(f"/api/v1/challenges/{date}/join").status_code == 404
         assert api.get(f"/api/v1/challenges/{date}/standings").status_code == 404
     assert not DailyChallenge.objects.filter(date=dt.date.fromisoformat(date)).exists()
-    with at(DAY - dt.timedelta(days=1)):  # a day asked for while it ran stays readable
-        assert api.get("/api/v1/challenges/today").status_code == 200
+    with at(DAY - dt.timedelta(days=1)):  # a day prepared while it ran stays readable
+        dailies.prepare(DAY - dt.timedelta(days=1))
     with at(DAY):
         assert api.get("/api/v1/challenges/2026-11-29").status_code == 200
 
 
 def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob, api) -> None:
+    dailies.prepare(DAY)
     with at(DAY):
         game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
         base = f"/api/v1/games/{game}"
@@ -91,6 +102,7 @@ def test_another_players_open_daily_game_is_refused_everywhere(as_alice, as_bob,
 def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(
     api, as_alice, as_bob
 ) -> None:
+    dailies.prepare(DAY)
     with at(DAY):
         deal = [
             engine.card_code(c)
@@ -135,6 +147,8 @@ def test_no_seed_deal_or_hidden_card_of_an_open_challenge_leaves_the_server(
 
 
 def test_after_the_day_the_seed_appears_and_every_game_is_public(as_alice, as_bob, api) -> None:
+    dailies.prepare(DAY)
+    dailies.prepare(DAY + dt.timedelta(days=1))
     with at(DAY):
         game = as_alice.post("/api/v1/challenges/today/join").json()["id"]
         as_alice.post(f"/api/v1/games/{game}/commands", {"type": "deal"})

@@ -136,6 +136,7 @@ def test_every_success_body_validates(api, alice, bob, sample_deal):
     anyone.get(f"{base}/hint")  # {"move": null}
     anyone.get(f"{base}/analysis")
     anyone.get(f"{base}/states/2")  # revealed
+    dailies.prepare(dailies.today())  # as the scheduled job would
     anyone.get("/api/v1/challenges/today")
     player.post("/api/v1/challenges/today/join")
     player.post("/api/v1/challenges/today/join")  # 200: joined before

@@ -12,6 +12,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from games import clock, engine
+from games.dailies import challenges as dailies
 from games.dailies.models import DailyChallenge
 from games.engine import hint as hints
 from games.writes import services
@@ -162,6 +163,7 @@ def test_a_race_hint_is_a_recorded_event_counted_in_the_standings(as_alice, api)
 
 
 def test_a_closed_day_shows_its_solution_and_difficulty(api) -> None:
+    dailies.prepare(DAY)
     with at(DAY):
         today = api.get("/api/v1/challenges/today").json()
     assert today["solution"] is None and today["difficulty"] is None
@@ -173,9 +175,7 @@ def test_a_closed_day_shows_its_solution_and_difficulty(api) -> None:
     assert final.status == engine.WON
 
 
-def test_a_day_not_ready_is_503_with_retry_after(settings, api) -> None:
-    settings.DAILY_FALLBACK_NODES = 0
-    settings.DAILY_SECRET = "a secret that no test certified"
+def test_a_day_not_ready_is_503_with_retry_after(api) -> None:
     with at(DAY):
         response = api.get("/api/v1/challenges/today")
     assert response.status_code == 503
@@ -184,10 +184,7 @@ def test_a_day_not_ready_is_503_with_retry_after(settings, api) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_watching_a_day_not_ready_closes_with_4503(settings) -> None:
-    settings.DAILY_FALLBACK_NODES = 0
-    settings.DAILY_SECRET = "a secret that no test certified either"
-
+def test_watching_a_day_not_ready_closes_with_4503() -> None:
     async def scenario() -> int:
         communicator = WebsocketCommunicator(application, "/ws/challenges/today/")
         connected, _ = await communicator.connect(timeout=10)

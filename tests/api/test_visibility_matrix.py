@@ -89,9 +89,15 @@ def expected_at(place: str, mode: str, state: str, viewer: str) -> str:
         return "absent" if refused else outcome
     if place in LIVE:
         return "close 4403" if refused else outcome
+    if place == "hint" and viewer == "owner" and state == "playing" and mode in RACING:
+        return "refused:hint_needs_post"  # there the owner's hint counts: POST /hints
     if place in ("moves", "hint"):
         return outcome if refused else "readable"
     return outcome
+
+
+#: The modes whose games race others while they are played.
+RACING = ("daily_open", "race_running")
 
 
 # --- The games of one mode ------------------------------------------------------------------

@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from games import clock
+from games.dailies import challenges
 from games.store import streams
 from games.writes import moderation, services
 from scorpion_server.asgi import application
@@ -31,6 +32,7 @@ def _noon():
 
 @pytest.fixture
 def people(django_user_model):
+    challenges.prepare(DAY)  # as the scheduled job would
     make = django_user_model.objects.create_user
     return (
         make("alice", password="pw-alice-123"),

@@ -225,18 +225,21 @@ def test_an_arena_leaderboard_moderation_and_the_end_of_its_window(now, people) 
     assert [r["player"] for r in json.loads(domain.ranked(arena)[1])] == ["alice"]
 
 
-def test_the_rotation_makes_one_arena_per_period(now, settings) -> None:
+def test_the_rotation_makes_one_arena_per_period_and_the_next_ahead(now, settings) -> None:
     settings.ARENA_ROTATION = "classic:weekly,wasp:daily"
     made = contests.rotation_arenas()
     again = contests.rotation_arenas()
     assert [a.id for a in made] == [a.id for a in again]
-    weekly, daily = made
+    weekly, next_week, daily, tomorrow = made
     assert weekly.starts_at == dt.datetime(2026, 11, 30, tzinfo=dt.UTC)  # a Monday
     assert weekly.ends_at - weekly.starts_at == dt.timedelta(days=7)
+    assert next_week.starts_at == weekly.ends_at and next_week.title.endswith("2026-W50")
     assert daily.rules == "wasp" and daily.ends_at == dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    assert tomorrow.starts_at == daily.ends_at
     now.move(days=1)
-    assert contests.rotation_arenas()[0].id == weekly.id
-    assert contests.rotation_arenas()[1].id != daily.id
+    later = contests.rotation_arenas()
+    assert later[0].id == weekly.id and later[2].id == tomorrow.id
+    assert Contest.objects.filter(kind="arena").count() == 5
 
 
 def test_the_rotation_command(now, settings) -> None:
@@ -248,8 +251,9 @@ def test_the_rotation_command(now, settings) -> None:
     out = StringIO()
     call_command("arena_rotation", stdout=out)
     call_command("arena_rotation", stdout=out)
-    assert Contest.objects.filter(kind="arena").count() == 1
+    assert Contest.objects.filter(kind="arena").count() == 2
     assert "classic weekly arena 2026-W49" in out.getvalue()
+    assert "classic weekly arena 2026-W50" in out.getvalue()
 
 
 def test_the_points_table() -> None:

@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 import httpx
 import pytest
+
+from scorpion_server.env import url_of_database
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 #: Secrets strong enough for DEBUG off (scorpion_server.env refuses weak ones).
@@ -78,25 +79,12 @@ class LiveServer:
         return self.log.read_text(errors="replace")
 
 
-def database_url(settings_dict: dict[str, object]) -> str:
-    """A ``DATABASE_URL`` for Django's connection settings (TCP host or socket folder)."""
-    user = quote(str(settings_dict.get("USER") or ""), safe="")
-    password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
-    host = str(settings_dict.get("HOST") or "")
-    name = quote(str(settings_dict["NAME"]), safe="")
-    credentials = f"{user}:{password}@" if password else f"{user}@"
-    if host.startswith("/") or not host:
-        return f"postgresql://{credentials}/{name}?host={quote(host or '/tmp', safe='')}"
-    port = settings_dict.get("PORT") or 5432
-    return f"postgresql://{credentials}{host}:{port}/{name}"
-
-
 @pytest.fixture(scope="session")
 def live_database_url(django_db_setup: None, django_db_blocker: object) -> str:
     """The test database, as servers started by tests must reach it."""
     from django.db import connection
 
-    return database_url(connection.settings_dict)
+    return url_of_database(connection.settings_dict)
 
 
 def find_free_port() -> int:
@@ -159,7 +147,8 @@ def live_server_factory(
             DB_POOL_MAX_SIZE="10",
             LOG_LEVEL="WARNING",
             DAILY_SOLVER_BUDGET="5000",
-            DAILY_PREPARE_IN_BACKGROUND="0",
+            # Jobs run only where a test starts a worker (manage.py serve with JOBS_WORKER=local).
+            JOBS_WORKER="external",
         )
         if redis_url:
             env["REDIS_URL"] = redis_url

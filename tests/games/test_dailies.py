@@ -12,7 +12,7 @@ from games import clock, engine
 from games.dailies import challenges as dailies
 from games.dailies import standings
 from games.dailies.models import DailyChallenge, Standing
-from games.errors import ChallengeClosed, ChallengeInProgress, ChallengeNotFound
+from games.errors import ChallengeClosed, ChallengeInProgress, ChallengeNotFound, ChallengeNotReady
 from games.reads import presenters, selectors, visibility
 from games.reads.visibility import Viewer
 from games.store.models import Game, Player
@@ -49,9 +49,13 @@ def test_the_seed_is_an_hmac_of_the_date_and_counter_under_the_secret(settings) 
     assert dailies.secret_seed(DAY) != first
 
 
-def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
+def test_a_challenge_exists_once_prepared_and_not_before_its_day() -> None:
     with at(DAY):
+        with pytest.raises(ChallengeNotReady):
+            dailies.challenge_get(DAY)
+        prepared, made = dailies.prepare(DAY)
         challenge = dailies.challenge_get(DAY)
+        assert made and challenge == prepared
         certified = dailies.certify(DAY)
         assert challenge.seed == certified.seed == dailies.secret_seed(DAY, certified.counter)
         assert challenge.rules == "classic"
@@ -73,6 +77,7 @@ def test_a_challenge_exists_once_asked_and_not_before_its_day() -> None:
 
 
 def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:
+    dailies.prepare(DAY)
     with at(DAY):
         first, made = services.challenge_join(date=DAY, player=alice)
         again, made_again = services.challenge_join(date=DAY, player=alice)
@@ -89,6 +94,8 @@ def test_joining_gives_one_game_of_the_day_per_player(alice, bob) -> None:
 
 
 def test_another_players_game_is_secret_while_the_day_runs(alice, bob) -> None:
+    dailies.prepare(DAY)
+    dailies.prepare(DAY + dt.timedelta(days=1))
     with at(DAY):
         joined, _ = services.challenge_join(date=DAY, player=alice)
         game = Game.objects.get(id=joined.game_id)
@@ -156,6 +163,7 @@ def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model
 
 
 def test_voided_and_banned_entries_leave_the_standings(alice, bob) -> None:
+    dailies.prepare(DAY)
     with at(DAY):
         first, _ = services.challenge_join(date=DAY, player=alice)
         services.challenge_join(date=DAY, player=bob)
@@ -192,6 +200,7 @@ def test_streaks_count_consecutive_won_days(alice) -> None:
 
 
 def test_standings_are_one_query_whatever_the_field(alice, django_user_model) -> None:
+    dailies.prepare(DAY)
     with at(DAY):
         for n in range(30):
             player = django_user_model.objects.create_user(f"p{n}", password="pw-racer-123")

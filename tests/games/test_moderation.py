@@ -12,11 +12,11 @@ from django.db import DatabaseError, connection, transaction
 from games import clock
 from games.dailies.models import DailyChallenge, Standing
 from games.errors import Banned, ModerationRefused, VersionConflict
+from games.projections.game_row import COLUMNS
 from games.reads import selectors
 from games.reads.visibility import Viewer
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
-from games.store.summary import PROJECTED_FIELDS
 from games.writes import moderation, services
 
 pytestmark = pytest.mark.django_db
@@ -194,7 +194,7 @@ def test_rebuild_reproduces_games_standings_and_bans(alice, bob, mod, sample_dea
 
     def rows() -> list[object]:
         return [
-            list(Game.objects.order_by("id").values("id", *PROJECTED_FIELDS)),
+            list(Game.objects.order_by("id").values("id", *COLUMNS)),
             list(Standing.objects.order_by("game_id").values()),
             list(Player.objects.order_by("user_id").values()),
         ]

@@ -7,16 +7,17 @@ import pytest
 from django.core.management import call_command
 
 from games import clock
+from games.dailies import challenges
 from games.dailies.models import Standing
+from games.projections.game_row import COLUMNS
 from games.store.models import Game
-from games.store.summary import PROJECTED_FIELDS
 from games.writes import services
 
 pytestmark = pytest.mark.django_db
 
 
 def rows() -> list[dict[str, object]]:
-    games = list(Game.objects.order_by("id").values("id", *PROJECTED_FIELDS))
+    games = list(Game.objects.order_by("id").values("id", *COLUMNS))
     entries = list(Standing.objects.order_by("game_id").values())
     return [*games, *entries]
 
@@ -44,6 +45,7 @@ def test_rebuild_from_events_gives_the_same_rows(alice, bob, sample_deal) -> Non
     restarted = services.game_create(owner=alice, rules="double", seed=1)
     play(restarted.game_id, alice, [{"type": "deal"}, {"type": "restart"}])
     with clock.frozen(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)):
+        challenges.prepare(dt.date(2026, 11, 30))
         daily, _ = services.challenge_join(date=dt.date(2026, 11, 30), player=bob)
         play(daily.game_id, bob, [{"type": "deal"}, {"type": "resign"}])
     live = rows()

@@ -82,7 +82,7 @@ def test_the_ruleset_follows_the_weekly_rotation(settings) -> None:
 def test_a_rotated_day_is_certified_in_its_ruleset(settings) -> None:
     settings.DAILY_RULES = ["wasp"] * 7
     with at(DAY):
-        challenge = dailies.challenge_get(DAY)
+        challenge, _ = dailies.prepare(DAY)
     assert challenge.rules == "wasp"
     assert replays_to_a_win(engine.RULESETS["wasp"], challenge.seed, challenge.solution)
 
@@ -100,11 +100,7 @@ def test_solution_and_difficulty_stay_secret_until_the_day_closes() -> None:
 
 
 @pytest.mark.django_db
-def test_an_unprepared_day_beyond_the_fallback_budget_is_not_ready_then_prepared(
-    settings,
-) -> None:
-    settings.DAILY_FALLBACK_NODES = 0
-    settings.DAILY_SECRET = "a secret no other test certified"
+def test_an_unprepared_day_is_not_ready_until_the_preparer_makes_it() -> None:
     with at(DAY), pytest.raises(ChallengeNotReady):
         dailies.challenge_get(DAY)
     assert not DailyChallenge.objects.filter(date=DAY).exists()

@@ -1,24 +1,39 @@
-"""``manage.py serve``: migrate, collect static files and run daphne in this process.
+"""``manage.py serve``: migrate, collect static files, start a job worker, and run daphne in
+this process.
 
 Running daphne in the same process as the settings keeps the embedded PostgreSQL (started
 when the settings load, stopped at exit) alive exactly as long as the server. daphne runs
 as ``scorpion_server.transport`` configures it: the body and message limits are the
-transport's.
+transport's. With ``JOBS_WORKER=local`` (the default) a job worker (``manage.py worker``,
+``games.jobs``) runs beside it as a child process on the same
+database, stopped with the server, so that one command runs everything a small site needs.
 """
 
+import contextlib
 import logging
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
 
 from scorpion_server import transport
+from scorpion_server.env import url_of_database
+
+logger = logging.getLogger("scorpion.serve")
 
 
 class Command(BaseCommand):
-    help = "Apply migrations, collect static files and serve HTTP and WebSocket with daphne."
+    help = (
+        "Apply migrations, collect static files, start a job worker (JOBS_WORKER=local) and "
+        "serve HTTP and WebSocket with daphne."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -40,9 +55,33 @@ class Command(BaseCommand):
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{port}"
         json_logs = settings.LOG_FORMAT == "json"
-        if json_logs:  # every line a JSON object: through the log, and no plain access log
-            logging.getLogger("scorpion.serve").info("Scorpion server on %s/", url)
-        else:
-            self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
-            self.stdout.flush()
-        transport.run(host, port, quiet=json_logs)
+        with _local_worker():
+            if json_logs:  # every line a JSON object: through the log, and no plain access log
+                logger.info("Scorpion server on %s/", url)
+            else:
+                self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
+                self.stdout.flush()
+            transport.run(host, port, quiet=json_logs)
+
+
+@contextlib.contextmanager
+def _local_worker() -> Iterator[None]:
+    """With ``JOBS_WORKER=local``, a job worker (``manage.py worker``) on this server's
+    database for as long as the server runs; it dies with this process even when this one
+    is killed."""
+    if settings.JOBS_WORKER != "local":
+        yield
+        return
+    env = {**os.environ, "DATABASE_URL": url_of_database(connection.settings_dict)}
+    manage = Path(settings.BASE_DIR) / "manage.py"
+    worker = subprocess.Popen([sys.executable, str(manage), "worker", "--die-with-parent"], env=env)
+    logger.info("job worker started (pid %d)", worker.pid)
+    try:
+        yield
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()

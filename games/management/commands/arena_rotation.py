@@ -1,5 +1,5 @@
-"""``manage.py arena_rotation``: make the current period's arenas of ``ARENA_ROTATION``
-(run it from cron at the start of each period; listing arenas makes them too)."""
+"""``manage.py arena_rotation``: make this period's and the next period's arenas of
+``ARENA_ROTATION`` now (the scheduled job makes them every minute anyway)."""
 
 from django.core.management.base import BaseCommand
 
@@ -7,7 +7,10 @@ from games.writes.contests import rotation_arenas
 
 
 class Command(BaseCommand):
-    help = "Make the arenas of the configured rotation (ARENA_ROTATION) for the current period."
+    help = (
+        "Make the arenas of the configured rotation (ARENA_ROTATION) for the current period "
+        "and the next."
+    )
 
     def handle(self, *args: object, **options: object) -> None:
         arenas = rotation_arenas()

@@ -1,0 +1,47 @@
+"""Background jobs, on the procrastinate job engine (its queue lives in PostgreSQL).
+
+:func:`schedule` runs ``games.writes.schedule`` every minute (a periodic task, which
+procrastinate defers once per minute whatever the number of workers); :func:`tidy` deletes
+finished jobs older than three days, every night. A worker
+is ``manage.py procrastinate worker``: ``manage.py serve`` starts one beside the server
+unless ``JOBS_WORKER=external`` (docs/operations.md#background-jobs), and a deployment runs
+as many as it likes.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import close_old_connections
+from procrastinate import JobContext, builtin_tasks
+from procrastinate.contrib.django import app
+
+from games.writes.schedule import schedule_run
+
+logger = logging.getLogger(__name__)
+
+#: The queue of the clock's work.
+SCHEDULE_QUEUE = "schedule"
+
+
+@app.periodic(cron="* * * * *", periodic_id="every-minute")
+@app.task(name="schedule", queue=SCHEDULE_QUEUE, lock="schedule", queueing_lock="schedule")
+def schedule(timestamp: int) -> None:
+    """The clock's due work (``games.writes.schedule``), once a minute; at most one run
+    waits and one runs at a time."""
+    close_old_connections()
+    try:
+        done = schedule_run()
+    finally:
+        close_old_connections()
+    if done.days or done.sealed:
+        logger.info("scheduled work: days %s prepared, races %s sealed", done.days, done.sealed)
+
+
+@app.periodic(cron="17 4 * * *", periodic_id="every-night")
+@app.task(name="tidy", queue=SCHEDULE_QUEUE, queueing_lock="tidy", pass_context=True)
+async def tidy(context: JobContext, timestamp: int) -> None:
+    """Delete the jobs that ended more than three days ago (the queue keeps every job)."""
+    await builtin_tasks.remove_old_jobs(
+        context, max_hours=72, remove_failed=True, remove_cancelled=True, remove_aborted=True
+    )

@@ -1,0 +1,49 @@
+"""``manage.py worker``: run a job worker of ``games.jobs`` (procrastinate's worker, on the
+server's database). ``manage.py serve`` starts one with ``--die-with-parent``; a deployment
+runs as many as it likes, each on the queues it names."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+
+class Command(BaseCommand):
+    help = "Run a job worker (games.jobs): every queue, or those --queues names."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--queues", default="", help="comma-separated (default: every one)")
+        parser.add_argument("--concurrency", type=int, default=1, help="jobs run at once")
+        parser.add_argument(
+            "--die-with-parent",
+            action="store_true",
+            help="stop when the process that started this one ends (manage.py serve)",
+        )
+
+    def handle(self, *args: Any, queues: str, concurrency: int, **options: Any) -> None:
+        if concurrency < 1:
+            raise CommandError("--concurrency must be at least 1")
+        if options["die_with_parent"]:
+            _die_with_parent()
+        arguments = ["worker", "--concurrency", str(concurrency)]
+        if queues:
+            arguments += ["--queues", queues]
+        call_command("procrastinate", *arguments)
+
+
+def _die_with_parent() -> None:
+    """Ask Linux for SIGTERM when the parent process dies (elsewhere: nothing), and stop at
+    once if it is gone already."""
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != parent:
+        raise SystemExit(0)

@@ -1,0 +1,38 @@
+"""The work the clock calls for, done by the scheduled job and never by a request.
+
+:func:`schedule_run` is what ``games.jobs`` runs every minute on the job engine: prepare the
+daily challenges that are due (today, and tomorrow ahead of midnight), make the arenas of
+the configured rotation for this period and the next, and seal the races whose start has
+come. Each step is idempotent and safe on several workers at once, so a late or repeated
+run changes nothing more. Reads never do any of it: a day not prepared yet is a 503
+``challenge_not_ready``, a rotation's arena appears once the job made it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from games.dailies import contests, preparer
+from games.dailies.models import Contest
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    """What one run did: the days prepared, the rotation's arenas (made or found), the races
+    sealed."""
+
+    days: list[dt.date]
+    arenas: list[Contest]
+    sealed: list[uuid.UUID]
+
+
+def schedule_run() -> Scheduled:
+    """Do the clock's due work, once (see the module's docstring)."""
+    days = preparer.tick()
+    arenas = contests.rotation_arenas(settings.ARENA_ROTATION)
+    sealed = contests.seal_due()
+    return Scheduled(days, arenas, sealed)
