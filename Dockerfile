@@ -1,5 +1,5 @@
 # The Scorpion server image: one daphne process serving HTTP and WebSocket.
-# docker-compose.yml runs several of these behind a proxy (see README, "Scaling out").
+# docker-compose.yml runs several of these behind a proxy (docs/operations.md#scaling-out).
 # BASE is any Python 3.11 image with pip (scripts/compose-smoke builds a local one).
 ARG BASE=python:3.11-slim
 FROM ${BASE}
