@@ -239,7 +239,7 @@ class GameCommandApi(APIView):
         game, event = result.summary, result.event
         sight = visibility.sight(callers.viewer(request), game)
         body: CommandResultBody = {
-            "event": presenters.event_body(event, result.stream.effects_of(event.seq), sight),
+            "event": presenters.event_body(event, result.effects, sight),
             "game": presenters.game_body(game, sight),
         }
         headers = {"Idempotent-Replayed": "true"} if result.repeated else None

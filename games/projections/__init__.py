@@ -1,11 +1,12 @@
 """The read models that follow the event log, as one list, and the two paths that run it.
 
-:data:`PROJECTIONS` is the only place that knows the read models. A writer appends through
-:func:`append`: every projection's fragments join the one guarded statement
-(``games.store.append``), then each projection publishes after commit and settles what the
-statement could not do. ``rebuild_projections`` runs the same list over streams folded from
-events alone (:func:`rebuild`). Adding a read model is one module with a
-:class:`~games.projections.base.Projection` and one line here
+:data:`PROJECTIONS` is the only place that knows the read models. A writer starts a game
+with :func:`create` and appends to it with :func:`append`: the event, the stream after it
+and its summary make a :class:`Change`; every projection's fragments join the one guarded
+statement (``games.store.append``); then each projection publishes after commit and
+settles what the statement could not do. ``rebuild_projections`` runs the same list over
+streams folded from events alone (:func:`rebuild`). Adding a read model is one module with
+a :class:`~games.projections.base.Projection` and one line here
 (docs/architecture.md#projections).
 
 ``Player.banned`` follows the moderation log, not the event log: :mod:`.bans`.
@@ -14,11 +15,14 @@ events alone (:func:`rebuild`). Adding a read model is one module with a
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 
+from games import clock, engine
 from games.metrics import Timings
 from games.projections.base import Change, Projection
 from games.projections.contest_results import ContestResults
@@ -26,7 +30,7 @@ from games.projections.game_row import GameRow
 from games.projections.leaderboards import Leaderboards
 from games.projections.standings import Standings
 from games.store import append as store
-from games.store import streams
+from games.store import events, streams
 from games.store.models import Event
 from games.store.summary import GameSummary
 
@@ -39,15 +43,72 @@ PROJECTIONS: tuple[Projection, ...] = (
     Leaderboards(),
 )
 
-__all__ = ["PROJECTIONS", "Change", "Projection", "append", "rebuild"]
+__all__ = ["PROJECTIONS", "Change", "Projection", "append", "create", "rebuild"]
+
+
+def create(created: events.Created, *, owner: User) -> Change:
+    """Start a game: its ``created`` event (``seq`` 1, a new game id) and every read model of
+    it, in one statement."""
+    event = _event(uuid.uuid4(), 1, created, actor=owner)
+    after = streams.start(event)
+    summary = GameSummary.of(after, owner=owner.get_username())
+    change = Change(None, after, summary, event, after.effects_of(1))
+    stored = _write(change, check_ban=False, timings=None)
+    assert stored, "a new game's row has no guard to refuse it"
+    return change
 
 
 def append(
-    change: Change, *, check_ban: bool, timings: Timings | None = None
-) -> store.Stored | None:
-    """Append ``change``'s event with every projection's part, in one guarded statement;
-    then publish after commit and settle. ``None`` when the guard refused: nothing was
-    written (``games.store.append.append``)."""
+    stream: streams.Stream,
+    *,
+    actor: User,
+    owner: str,
+    decided: tuple[engine.Action, tuple[engine.State, engine.Effects]] | None = None,
+    fact: events.ModerationEvent | events.NoteEvent | None = None,
+    idempotency_key: str | None = None,
+    request_hash: str | None = None,
+    check_ban: bool,
+    timings: Timings | None = None,
+) -> Change | None:
+    """Append to ``stream`` (whose owner's username is ``owner``) either the engine's action
+    ``decided`` (the action and the engine's ``(state, effects)`` for it) or an event that
+    is no action (``fact``: a hint, a moderation act, which the fold applies itself), with
+    every projection's part, in one statement guarded by ``stream``'s version; then
+    publish after commit and settle. ``None`` when the guard refused: nothing was written
+    (``games.store.append.append``)."""
+    started = time.perf_counter()
+    if decided is not None:
+        action, applied = decided
+        event = _event(stream.game_id, stream.version + 1, events.of_action(action), actor=actor)
+        event.idempotency_key, event.request_hash = idempotency_key, request_hash
+        after = streams.record(stream, event.seq, event.at, *applied)
+    else:
+        assert fact is not None, "an action decided, or an event"
+        event = _event(stream.game_id, stream.version + 1, fact, actor=actor)
+        event.idempotency_key, event.request_hash = idempotency_key, request_hash
+        after = streams.advance(stream, event)
+    summary = GameSummary.of(after, owner=owner)
+    change = Change(stream, after, summary, event, after.effects_of(event.seq))
+    if timings is not None:
+        timings.projection += time.perf_counter() - started
+    return change if _write(change, check_ban=check_ban, timings=timings) else None
+
+
+def _event(game_id: uuid.UUID, seq: int, fact: events.GameEvent, *, actor: User) -> Event:
+    return Event(
+        game_id=game_id,
+        seq=seq,
+        type=fact.TYPE,
+        data=fact.to_json(),
+        schema_version=fact.VERSION,
+        actor=actor,
+        at=clock.now(),
+    )
+
+
+def _write(change: Change, *, check_ban: bool, timings: Timings | None) -> bool:
+    """The one statement of ``change`` with every projection's fragments, then publishing
+    and settling; whether the guard let it through."""
     started = time.perf_counter()
     parts = [(projection, projection.fragments(change)) for projection in PROJECTIONS]
     fragments = [fragment for _, written in parts for fragment in written]
@@ -57,14 +118,14 @@ def append(
         timings.projection += projected - started
         timings.append += time.perf_counter() - projected
     if stored is None:
-        return None
+        return False
     change.event.position = stored.position
     for projection in PROJECTIONS:
         projection.publish(change)
     for projection, written in parts:
         flagged = any(fragment.name in stored.flagged for fragment in written)
         projection.settle(change, flagged)
-    return stored
+    return True
 
 
 def rebuild() -> int:

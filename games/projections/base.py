@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from games.store import streams
 from games.store.append import Fragment
@@ -25,13 +25,14 @@ from games.store.summary import GameSummary
 @dataclass(frozen=True, slots=True)
 class Change:
     """One event appended to a game's stream: the stream before it (``None`` for the
-    ``created`` event that starts a game), the stream and the summary after it, and the
-    event (its ``position`` is known once stored)."""
+    ``created`` event that starts a game), the stream and the summary after it, the event
+    (its ``position`` is known once stored) and its effects as its replay derives them."""
 
     before: streams.Stream | None
     after: streams.Stream
     summary: GameSummary
     event: Event
+    effects: dict[str, Any]
 
     @property
     def created(self) -> bool:

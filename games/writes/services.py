@@ -29,7 +29,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
-from games import clock, engine, projections
+from games import engine, projections
 from games.dailies import challenges, contests
 from games.engine import hint as hints
 from games.errors import (
@@ -67,10 +67,11 @@ class Written:
 
 @dataclass(frozen=True, slots=True)
 class CommandResult(Written):
-    """The appended (or, for a retried key, previously appended) event and the game after
-    it."""
+    """The appended (or, for a retried key, previously appended) event, what it did (its
+    effects, as its replay derives them) and the game after it."""
 
     event: Event
+    effects: dict[str, Any]
     #: True when an idempotent retry was answered without appending anything.
     repeated: bool = False
 
@@ -164,20 +165,8 @@ def _start_game(
         contest=contest,
         round=round_,
     )
-    at = clock.now()
-    event = Event(
-        game_id=uuid.uuid4(),
-        seq=1,
-        type=created.TYPE,
-        data=created.to_json(),
-        schema_version=created.VERSION,
-        actor=owner,
-        at=at,
-    )
-    stream = streams.start(event)
-    summary = GameSummary.of(stream, owner=owner.get_username())
-    projections.append(projections.Change(None, stream, summary, event), check_ban=False)
-    return Written(stream, summary)
+    change = projections.create(created, owner=owner)
+    return Written(change.after, change.summary)
 
 
 def game_command(
@@ -248,13 +237,11 @@ def _command(
             timings.replay += clock_() - started
             continue
         timings.engine += clock_() - started
-        fact = events.of_action(action)
         result = _append(
             stream,
-            fact,
+            decided=(action, applied),
             actor=actor,
             owner=owner,
-            applied=applied,
             idempotency_key=key,
             request_hash=request_hash,
             check_ban=True,
@@ -290,10 +277,9 @@ def _command(
         timings.engine += clock_() - started
         locked = _append(
             stream,
-            events.of_action(action),
+            decided=(action, applied),
             actor=actor,
             owner=owner,
-            applied=applied,
             idempotency_key=key,
             request_hash=request_hash,
             check_ban=False,
@@ -349,7 +335,8 @@ def _answered_again(game_id: uuid.UUID, version: int, seq: int) -> CommandResult
     current = streams.load(game_id, version)
     answered = current if seq == version else streams.at_version(game_id, seq)
     owner = first.actor.get_username() if first.actor is not None else ""
-    return CommandResult(answered, GameSummary.of(answered, owner=owner), first, repeated=True)
+    summary = GameSummary.of(answered, owner=owner)
+    return CommandResult(answered, summary, first, answered.effects_of(seq), repeated=True)
 
 
 # --- Appending to a stream: the steps every writer of an existing game shares ------------------
@@ -403,7 +390,7 @@ def append_event(
 ) -> CommandResult:
     """Append a moderation event to ``stream``, whose game the caller locked
     (:func:`lock_game`) and read at its latest version, in the caller's transaction."""
-    result = _append(stream, fact, actor=actor, owner=owner, check_ban=False)
+    result = _append(stream, fact=fact, actor=actor, owner=owner, check_ban=False)
     if result is None:  # only a writer that bypassed the lock can get here
         raise VersionConflict(stream.version)
     return result
@@ -411,47 +398,33 @@ def append_event(
 
 def _append(
     stream: streams.Stream,
-    fact: events.PlayerEvent | events.ModerationEvent | events.NoteEvent,
     *,
     actor: User,
     owner: str,
-    applied: tuple[engine.State, engine.Effects] | None = None,
+    decided: tuple[engine.Action, tuple[engine.State, engine.Effects]] | None = None,
+    fact: events.ModerationEvent | events.NoteEvent | None = None,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
     check_ban: bool,
     timings: Timings | None = None,
 ) -> CommandResult | None:
-    """Append ``fact`` after ``stream``'s version with its projections in one guarded
-    statement, and publish it after commit; ``None`` if the guard refused.
-
-    ``applied`` is the engine's ``(state, effects)`` for a player's action; without it the
-    fold applies the event itself (a moderation event). The summary is built once, here,
-    for the row, the frame and the answer.
-    """
-    started = time.perf_counter()
-    at = clock.now()
-    event = Event(
-        game_id=stream.game_id,
-        seq=stream.version + 1,
-        type=fact.TYPE,
-        data=fact.to_json(),
-        schema_version=fact.VERSION,
+    """Append the action ``decided`` or the event ``fact`` after ``stream``'s version with
+    its projections, and publish it after commit (``games.projections.append``); ``None``
+    if the guard refused."""
+    change = projections.append(
+        stream,
         actor=actor,
-        at=at,
+        owner=owner,
+        decided=decided,
+        fact=fact,
         idempotency_key=idempotency_key,
         request_hash=request_hash,
+        check_ban=check_ban,
+        timings=timings,
     )
-    if applied is not None:
-        after = streams.record(stream, event.seq, at, *applied)
-    else:
-        after = streams.advance(stream, event)
-    summary = GameSummary.of(after, owner=owner)
-    if timings is not None:
-        timings.projection += time.perf_counter() - started
-    change = projections.Change(stream, after, summary, event)
-    if projections.append(change, check_ban=check_ban, timings=timings) is None:
+    if change is None:
         return None
-    return CommandResult(after, summary, event)
+    return CommandResult(change.after, change.summary, change.event, change.effects)
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,7 +454,7 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
             return HintResult(game, found, False)
         move = None if found.action is None else engine.action_to_command(found.action)
         fact = events.Hinted(move=move, source=found.source)
-        result = _append(stream, fact, actor=viewer, owner=game.owner, check_ban=True)
+        result = _append(stream, fact=fact, actor=viewer, owner=game.owner, check_ban=True)
         if result is not None:
             selectors.remember_hint(result.summary, found)
             return HintResult(result.summary, found, True)
