@@ -2,8 +2,8 @@
 
 Bad configuration fails at start with ``ImproperlyConfigured`` naming the variable. With no
 ``DATABASE_URL`` an embedded PostgreSQL is started (see ``scorpion_server.embedded``); with
-no ``REDIS_URL`` the channel layer and cache live in process memory. README.md lists every
-variable with its default.
+no ``REDIS_URL`` the channel layer and cache live in process memory.
+docs/operations.md#configuration lists every variable with its default.
 """
 
 from pathlib import Path
@@ -51,7 +51,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Under /api/ a CSRF failure answers in the API's JSON error shape.
 CSRF_FAILURE_VIEW = "api.exceptions.csrf_failure"
 
-# HTTPS, all off by default (a plain-HTTP development server); README.md#production lists
+# HTTPS, all off by default (a plain-HTTP development server); docs/operations.md#production lists
 # the values `manage.py check --deploy` passes with. Behind a proxy that terminates TLS,
 # TRUST_X_FORWARDED_PROTO tells Django that X-Forwarded-Proto: https means a secure request
 # (the proxy must overwrite any such header a client sends).
@@ -191,7 +191,7 @@ ARENA_ROTATION = env_str("ARENA_ROTATION", "")
 RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)
 RACE_MAX_TIME_LIMIT_SECONDS = env_int("RACE_MAX_TIME_LIMIT_SECONDS", default=14400, minimum=10)
 
-# --- The solver: certified daily deals, hints, post-game analysis (README "Solver") --------
+# --- The solver: certified daily deals, hints, post-game analysis (docs/solvability.md) -----
 
 # The ruleset of each weekday's challenge, Monday first: one name for every day, or seven.
 DAILY_RULES = env_list("DAILY_RULES", ["classic"])
