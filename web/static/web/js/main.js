@@ -1,9 +1,12 @@
-// The client's entry point: the header, the language, and a router over the pages that the
+// The client's entry point: the header, the language, and the table of the pages that the
 // server answers with this same shell (/, /signin, /daily, /games/<id>, /players/<name>).
+// Views are loaded on demand; they reach other pages through router.js, never through here.
 
 import * as api from "./api.js";
-import { h, replace, modal } from "./dom.js";
+import { h, replace } from "./dom.js";
+import { showHelp } from "./help.js";
 import { LANGS, getLang, loadLang, onLangChange, setLang, t } from "./i18n.js";
+import { navigate, onNavigate } from "./router.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./views/lobby.js")],
@@ -17,13 +20,6 @@ const main = document.getElementById("main");
 const header = document.getElementById("site-header");
 let unmount = null;
 let generation = 0;
-
-/** Go to a client page without reloading (pushes history). */
-export function navigate(path, { replace: replacing = false } = {}) {
-  if (replacing) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
-  route();
-}
 
 async function route() {
   const mine = ++generation;
@@ -90,38 +86,7 @@ function renderHeader() {
   );
 }
 
-export function showHelp() {
-  const keys = [
-    ["← → ↑ ↓", t("help.arrows")],
-    [t("help.enter_keys"), t("help.enter")],
-    ["1 … 9, 0", t("help.digits")],
-    ["Esc", t("help.escape")],
-    ["D", t("action.deal")],
-    ["U", t("action.undo")],
-    ["H", t("action.hint")],
-    ["R", t("action.restart")],
-    ["X", t("action.resign")],
-  ];
-  modal({
-    title: t("help.title"),
-    body: [
-      h("p", { text: t("help.intro") }),
-      h("dl", { class: "keys" }, keys.map(([k, v]) => [h("dt", {}, h("kbd", { text: k })), h("dd", { text: v })])),
-    ],
-    buttons: [{ label: t("dialog.close"), value: "close", primary: true }],
-  });
-}
-
-// Same-origin links route in the page; the API, admin and docs load for real.
-document.addEventListener("click", (event) => {
-  const a = event.target.closest("a[href]");
-  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || a.target) return;
-  const url = new URL(a.href, location.href);
-  if (url.origin !== location.origin || /^\/(api|admin|static|ws)\//.test(url.pathname)) return;
-  event.preventDefault();
-  navigate(url.pathname + url.search);
-});
-addEventListener("popstate", route);
+onNavigate(route);
 api.onSessionChange(() => renderHeader());
 onLangChange(() => route());
 

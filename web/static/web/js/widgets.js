@@ -1,5 +1,5 @@
 // Pieces shared by several pages: ruleset names and descriptions, status badges, a countdown,
-// a game row, polling that pauses while the tab is hidden.
+// a game row, a page-sized error, polling that pauses while the tab is hidden.
 
 import * as api from "./api.js";
 import { clock, h } from "./dom.js";
@@ -127,4 +127,15 @@ export function poll(fn, ms) {
     clearTimeout(timer);
     document.removeEventListener("visibilitychange", visibility);
   };
+}
+
+/** A page-sized explanation of an error answer. */
+export function problem(error, { notFound = t("game.not_found"), title = t("game.unavailable") } = {}) {
+  const messages = {
+    private_game: t("game.private"),
+    challenge_in_progress: t("game.in_progress"),
+    not_found: notFound,
+  };
+  const text = error instanceof api.ApiError ? messages[error.code] || error.detail : t("error.network");
+  return h("div", { class: "panel narrow" }, h("h1", { text: title }), h("p", { id: "problem", text }), h("a", { href: "/", class: "btn", text: t("nav.back_lobby") }));
 }

@@ -6,9 +6,9 @@ import * as api from "../api.js";
 import { clock, h, replace, toast } from "../dom.js";
 import { num, t } from "../i18n.js";
 import { StandingsFeed } from "../live.js";
-import { navigate } from "../main.js";
-import { mountPlay, problem } from "./game.js";
-import { clockOffset, countdown, rulesets } from "../widgets.js";
+import { navigate } from "../router.js";
+import { clockOffset, countdown, problem, rulesets } from "../widgets.js";
+import { mountPlay } from "./game.js";
 
 export const name = "daily";
 

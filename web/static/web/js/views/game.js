@@ -5,10 +5,11 @@ import * as api from "../api.js";
 import { Board } from "../board.js";
 import { cardName, short } from "../cards.js";
 import { announce, clock, h, modal, replace, toast } from "../dom.js";
+import { showHelp } from "../help.js";
 import { num, t } from "../i18n.js";
 import { GameFeed } from "../live.js";
-import { navigate, showHelp } from "../main.js";
-import { rulesets, rulesTitle, statusBadge } from "../widgets.js";
+import { navigate } from "../router.js";
+import { problem, rulesets, rulesTitle, statusBadge } from "../widgets.js";
 
 export const name = "game";
 
@@ -41,17 +42,6 @@ export function mount(root, { id }) {
       replace(page, problem(error));
     });
   return () => stops.forEach((stop) => stop());
-}
-
-/** A page-sized explanation of an error answer. */
-export function problem(error, { notFound = t("game.not_found"), title = t("game.unavailable") } = {}) {
-  const messages = {
-    private_game: t("game.private"),
-    challenge_in_progress: t("game.in_progress"),
-    not_found: notFound,
-  };
-  const text = error instanceof api.ApiError ? messages[error.code] || error.detail : t("error.network");
-  return h("div", { class: "panel narrow" }, h("h1", { text: title }), h("p", { id: "problem", text }), h("a", { href: "/", class: "btn", text: t("nav.back_lobby") }));
 }
 
 // --- pieces ---------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 import * as api from "../api.js";
 import { h, replace, toast } from "../dom.js";
 import { t } from "../i18n.js";
-import { navigate } from "../main.js";
+import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
 
 export const name = "lobby";

@@ -3,8 +3,7 @@
 import * as api from "../api.js";
 import { clock, h, replace } from "../dom.js";
 import { num, t } from "../i18n.js";
-import { problem } from "./game.js";
-import { gameRow, rulesets } from "../widgets.js";
+import { gameRow, problem, rulesets } from "../widgets.js";
 
 export const name = "profile";
 

@@ -3,7 +3,7 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { navigate } from "../main.js";
+import { navigate } from "../router.js";
 
 export const name = "signin";
 
