@@ -17,6 +17,7 @@ from openapi_core.exceptions import OpenAPIError
 from games import clock
 from games.dailies import challenges as dailies
 from games.dailies import contests
+from games.dailies.models import DailyChallenge
 from games.writes import services
 
 pytestmark = pytest.mark.django_db
@@ -35,6 +36,10 @@ OPERATIONS = {
     ("/api/v1/games/{game_id}/hint", "get"): ("game_hint", 200),
     ("/api/v1/games/{game_id}/analysis", "get"): ("game_analysis", 200),
     ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
+    ("/api/v1/games/live", "get"): ("game_live", 200),
+    ("/api/v1/tv", "get"): ("tv_get", 200),
+    ("/api/v1/challenges", "get"): ("challenge_month", 200),
+    ("/api/v1/challenges/{date}/solution/{step}", "get"): ("challenge_solution", 200),
     ("/api/v1/challenges/today", "get"): ("challenge_today", 200),
     ("/api/v1/challenges/{date}", "get"): ("challenge_get", 200),
     ("/api/v1/challenges/{date}/join", "post"): ("challenge_join", 201),
@@ -139,6 +144,15 @@ def test_every_success_body_validates(api, alice, bob, sample_deal):
     player.post("/api/v1/challenges/today/join")  # 200: joined before
     anyone.get("/api/v1/challenges/today/standings")
     anyone.get(f"/api/v1/challenges/{dailies.today().isoformat()}")
+    yesterday = dailies.today() - dt.timedelta(days=1)
+    DailyChallenge.objects.create(
+        date=yesterday, rules="classic", seed=0, solution=[{"type": "deal"}], created_at=clock.now()
+    )
+    player.get("/api/v1/challenges")
+    anyone.get(f"/api/v1/challenges?month={yesterday:%Y-%m}")
+    anyone.get(f"/api/v1/challenges/{yesterday}/solution/1")
+    anyone.get("/api/v1/games/live")
+    anyone.get("/api/v1/tv")
     anyone.get("/api/v1/leaderboards")
     player.get("/api/v1/leaderboards/classic/wins?period=week")
     later = player.post("/api/v1/races", {"countdown": 60, "time_limit": 60}).json()
