@@ -40,6 +40,7 @@ from games.reads.shapes import (
     StandingBody,
 )
 from games.reads.visibility import Sight, Viewer
+from games.store import events as store_events
 from games.store import streams
 from games.store.models import Event, Game, GameAnalysis
 from games.store.summary import GameSummary
@@ -103,6 +104,30 @@ def game_events(*, game: GameSummary, after: int, limit: int) -> tuple[list[Even
         .order_by("seq")[: limit + 1]
     )
     return rows[:limit], len(rows) > limit
+
+
+def moved_cards(game: GameSummary, rows: list[Event]) -> dict[int, str]:
+    """The card each move of ``rows`` (consecutive events of ``game``) took, by ``seq``, read
+    from a replay of the game up to them. A move takes only a face-up card, so whoever may
+    read the events may see it, whatever became of the card later."""
+    if not rows:
+        return {}
+    if rows[0].seq == 1:
+        before, rest = streams.start(rows[0]), rows[1:]
+    else:
+        before, rest = streams.at_version(game.id, rows[0].seq - 1), rows
+    cards: dict[int, str] = {}
+    for after, event, _ in streams.steps(before, rest):
+        fact = streams.decoded(event)
+        state = before.state
+        if isinstance(fact, store_events.Moved):
+            cards[event.seq] = engine.card_code(state.columns[fact.source - 1][fact.index])
+        elif isinstance(fact, store_events.CellMoved):
+            card = state.cells[fact.cell - 1]
+            if card is not None:
+                cards[event.seq] = engine.card_code(card)
+        before = after
+    return cards
 
 
 def game_moves(game: GameSummary) -> list[ActionBody]:

@@ -122,6 +122,9 @@ class EventBody(TypedDict):
     by: Annotated[str | None, Doc("who caused it: the player, or a moderator")]
     at: Timestamp
     effects: EffectsBody
+    card: NotRequired[
+        Annotated[Card, Doc("moved, in /events pages: the face-up card the move took")]
+    ]
 
 
 class ChallengeBody(TypedDict):

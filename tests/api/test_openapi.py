@@ -103,7 +103,15 @@ def test_the_game_schema_declares_exactly_the_keys_games_carry(document, as_staf
 
 def test_the_event_and_error_schemas_declare_their_keys(document):
     schemas = document["components"]["schemas"]
-    assert set(schemas["Event"]["properties"]) == {"seq", "type", "data", "by", "at", "effects"}
+    assert set(schemas["Event"]["properties"]) == {
+        "seq",
+        "type",
+        "data",
+        "by",
+        "at",
+        "effects",
+        "card",
+    }
     assert set(schemas["Effects"]["properties"]) == {"points", "flipped", "removed", "undid"}
     assert set(schemas["Error"]["properties"]) == {
         "code",
