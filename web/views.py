@@ -1,10 +1,11 @@
 """The browser client: one HTML shell for every client page; the rest is static files.
 
 The client (``static/web/``) is plain ES modules and CSS, built only on the public REST and
-WebSocket API, with no build step. Every page of it (``/``, ``/games/<id>``, ``/daily``,
-``/players/<name>``, ``/signin``) answers the same shell, and the modules route in the
-browser. The shell is served with a Content-Security-Policy that allows scripts, styles and
-connections from this origin only: no inline script, no third-party anything.
+WebSocket API, with no build step. Every page of it (``web/urls.py``: the lobby, games,
+the daily race and its archive, races, arenas, leaderboards, TV, profiles, sign-in) answers
+the same shell, and the modules route in the browser. The shell is served with a
+Content-Security-Policy that allows scripts, styles and connections from this origin only:
+no inline script, no third-party anything.
 """
 
 from __future__ import annotations

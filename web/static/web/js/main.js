@@ -1,6 +1,7 @@
 // The client's entry point: the header, the language, and the table of the pages that the
-// server answers with this same shell (/, /signin, /daily, /games/<id>, /players/<name>).
-// Views are loaded on demand; they reach other pages through router.js, never through here.
+// server answers with this same shell (web/urls.py lists them). Views are loaded on demand,
+// and the data a page needs first is asked for at once, while its modules load; views reach
+// other pages through router.js, never through here.
 
 import * as api from "./api.js";
 import { h, replace } from "./dom.js";
@@ -12,8 +13,15 @@ const ROUTES = [
   [/^\/$/, () => import("./views/lobby.js")],
   [/^\/signin$/, () => import("./views/signin.js")],
   [/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, () => import("./views/daily.js")],
-  [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js")],
+  [/^\/archive(?:\/(?<month>\d{4}-\d{2}))?$/, () => import("./views/archive.js")],
+  [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js"), ({ id }) => [`/games/${encodeURIComponent(id)}`]],
   [/^\/players\/(?<name>[^/]+)$/, () => import("./views/profile.js")],
+  [/^\/races$/, () => import("./views/races.js")],
+  [/^\/races\/(?<key>[^/]+)$/, () => import("./views/race.js")],
+  [/^\/arenas$/, () => import("./views/arenas.js")],
+  [/^\/arenas\/(?<id>[^/]+)$/, () => import("./views/arena.js")],
+  [/^\/leaderboards$/, () => import("./views/leaderboards.js")],
+  [/^\/tv$/, () => import("./views/tv.js")],
 ];
 
 const main = document.getElementById("main");
@@ -26,18 +34,19 @@ async function route() {
   unmount?.();
   unmount = null;
   const path = location.pathname;
-  const match = ROUTES.map(([pattern, load]) => [path.match(pattern), load]).find(([m]) => m);
+  const match = ROUTES.map(([pattern, load, data]) => [path.match(pattern), load, data]).find(([m]) => m);
   renderHeader();
   if (!match) {
     replace(main, h("div", { class: "panel narrow" }, h("h1", { text: t("notfound.title") }), h("p", {}, h("a", { href: "/", text: t("nav.lobby") }))));
     return;
   }
-  const [found, load] = match;
-  const view = await load();
-  if (mine !== generation) return;
+  const [found, load, data] = match;
   const params = Object.fromEntries(
     Object.entries(found.groups || {}).map(([k, v]) => [k, v && decodeURIComponent(v)]),
   );
+  for (const wanted of data?.(params) || []) api.prefetch(wanted);
+  const view = await load();
+  if (mine !== generation) return;
   replace(main);
   main.className = `view-${view.name || "page"}`;
   unmount = view.mount(main, params, new URLSearchParams(location.search)) || null;
@@ -68,7 +77,11 @@ function renderHeader() {
         "nav",
         { class: "nav", "aria-label": t("nav.main") },
         link("/", t("nav.lobby"), here === "/"),
-        link("/daily", t("nav.daily"), here.startsWith("/daily")),
+        link("/daily", t("nav.daily"), here.startsWith("/daily") || here.startsWith("/archive")),
+        link("/races", t("nav.races"), here.startsWith("/races")),
+        link("/arenas", t("nav.arenas"), here.startsWith("/arenas")),
+        link("/leaderboards", t("nav.boards"), here.startsWith("/leaderboards")),
+        link("/tv", t("nav.tv"), here === "/tv"),
         me ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,
       ),
       h(
@@ -90,6 +103,7 @@ onNavigate(route);
 api.onSessionChange(() => renderHeader());
 onLangChange(() => route());
 
+if (!location.pathname.startsWith("/signin")) api.prefetch("/rules"); // nearly every page draws rulesets
 await loadLang(getLang());
 document.documentElement.lang = getLang();
 route();
