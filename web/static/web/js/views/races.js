@@ -9,7 +9,7 @@ import { rulesets, rulesTitle, statusBadge } from "../widgets.js";
 
 export const name = "races";
 
-const STARTS = [30, 60, 120, 300, 900];
+const STARTS = [10, 30, 60, 120, 300, 900];
 const LIMITS = [5, 10, 15, 30, 60];
 
 export function mount(root) {
