@@ -233,14 +233,21 @@ export class Board {
     if (!this.geometry) {
       const room = this.el.parentElement?.clientWidth || 0;
       if (!room) return;
-      const top = this.el.getBoundingClientRect().top + scrollY;
-      const fitted = cardWidth(this.rules, { width: room, height: innerHeight - top, viewport: innerWidth });
-      this.geometry = { ...fitted, available: innerHeight - top };
-      this.el.style.setProperty("--card-w", `${fitted.width}px`);
-      this.el.style.setProperty("--gap", `${fitted.gap}px`);
-      this.el.style.setProperty("--board-w", `${fitted.board}px`);
-      // The head, score and tools above the board line up with it.
-      this.el.parentElement.style.setProperty("--board-w", `${fitted.board}px`);
+      // Narrowing the board may wrap what sits above it (the score and the tools line up
+      // with it) and so push it down: measure again once it is narrowed, and keep the
+      // smaller fit.
+      let fitted = null;
+      for (let pass = 0; pass < 2; pass += 1) {
+        const top = this.el.getBoundingClientRect().top + scrollY;
+        const next = cardWidth(this.rules, { width: room, height: innerHeight - top, viewport: innerWidth });
+        if (fitted && next.width >= fitted.width) break;
+        fitted = { ...next, available: innerHeight - top };
+        this.el.style.setProperty("--card-w", `${fitted.width}px`);
+        this.el.style.setProperty("--gap", `${fitted.gap}px`);
+        this.el.style.setProperty("--board-w", `${fitted.board}px`);
+        this.el.parentElement.style.setProperty("--board-w", `${fitted.board}px`);
+      }
+      this.geometry = fitted;
     }
     const steps = columnSteps(game.columns, this.geometry);
     steps.forEach((step, c) => this.columns[c]?.el.style.setProperty("--step", `${step.toFixed(1)}px`));

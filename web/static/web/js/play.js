@@ -70,8 +70,8 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
 
   function show(next, event = null, previous = null) {
     game = next;
+    score.update(game); // first: the board fits the room the score bar leaves it
     board.update(game, { event, previous });
-    score.update(game);
     if (tools.deal) tools.deal.disabled = game.reserve === 0 || game.status !== "playing";
     tools.undo.disabled = rules.undo_depth === 0 || game.status !== "playing";
     for (const b of [tools.hint, tools.restart, tools.resign]) b.disabled = game.status !== "playing";

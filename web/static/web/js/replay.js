@@ -59,10 +59,10 @@ export function mountReplay(container, final, rules) {
       const [game, previous] = await Promise.all([fetchState(version), version > 1 ? fetchState(version - 1) : null]);
       if (ticket !== shown) return;
       const event = events.find((e) => e.seq === version) || null;
-      // One step forward slides the cards; a jump just shows the position.
-      board.update(game, { event: previous ? event : null, previous, animate: version === from + 1 });
       // The clock of a replay stops at the time of the event shown.
       score.update({ ...game, finished_at: game.finished_at || event?.at || final.finished_at || final.created_at });
+      // One step forward slides the cards; a jump just shows the position.
+      board.update(game, { event: previous ? event : null, previous, animate: version === from + 1 });
       for (const item of history.list.children) item.classList.toggle("current", Number(item.dataset.seq) === version);
       const item = history.list.querySelector(`[data-seq="${version}"] span:last-child`);
       if (item && event && previous) item.textContent = describe(event, previous).text;

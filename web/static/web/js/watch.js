@@ -49,8 +49,8 @@ export function mountWatch(container, initial, rules, { onEnd, tags = [] } = {})
     onGame: (next, event, arrived) => {
       const previous = game;
       game = next;
-      board.update(game, { event, previous });
       score.update(game);
+      board.update(game, { event, previous });
       if (event) {
         history.add(event, previous);
         // Measured once laid out as it will be painted (bench/web.py reads these).
@@ -66,7 +66,7 @@ export function mountWatch(container, initial, rules, { onEnd, tags = [] } = {})
     replace(over, h("span", { text: t(`end.watch_${game.status}`, { player: game.owner }) + " " }),
       h("a", { href: `/games/${game.id}`, class: "btn btn-small", id: "open-replay", text: t("end.open_replay"), onclick: (e) => { e.preventDefault(); navigate(`/games/${game.id}`, { replace: true }); } }));
   }
-  score.update(game);
+  score.update(game); // first: the board fits the room the score bar leaves it
   board.update(game);
   return () => {
     feed.close();

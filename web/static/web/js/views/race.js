@@ -51,7 +51,7 @@ function render(page, initial, rules, offset, firstResults, stops) {
       h("h1", { text: race.title || t("races.by", { player: race.creator || "?" }) }),
       h("p", { class: "muted" }, rulesTitle(rules), " · ", plural("races.deals_n", race.deals), " · ", plural("races.minutes", Math.round(race.time_limit / 60)), " · ", racers),
     ),
-    h("div", { class: "race-code" }, h("span", { class: "label", text: t("races.code") }), h("strong", { id: "race-code", text: race.code }), h("div", { class: "inline" }, share, copy)),
+    h("div", { class: "race-code" }, h("span", { class: "label", text: t("races.code") }), h("strong", { id: "code-shown", text: race.code }), h("div", { class: "inline" }, share, copy)),
     h("div", { class: "daily-clock" }, status, clockLabel, clockEl),
   );
   const main = h("div", { class: "race-main" });
