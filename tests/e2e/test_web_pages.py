@@ -159,6 +159,7 @@ def test_a_race_is_made_joined_by_code_played_and_finished(pages, server, shots,
     shoot(theirs, shots, "race-finished")
     theirs.locator(f'#race-replays li[data-player="{host.name}"] a').click()
     expect(theirs.locator("#position")).to_be_visible()
+    expect(theirs.locator(".tableau .card.up").first).to_be_visible()
     assert cards_are_named(theirs) > 0  # a finished race's replay shows every card
 
 
