@@ -10,8 +10,9 @@ import { icon } from "./replay.js";
 
 const PLAY_MS = 600;
 
-/** Show day `day`'s solution in `container` (the day must be closed); a stop function. */
-export function mountSolution(container, day, rules) {
+/** Show day `day`'s solution in `container` (the day must be closed), with `extra` (a
+ *  button) beside its title; a stop function. */
+export function mountSolution(container, day, rules, { extra = null } = {}) {
   const steps = day.solution.length;
   const states = new Map();
   const fetchStep = (n) => {
@@ -27,7 +28,7 @@ export function mountSolution(container, day, rules) {
   const ctl = (id, label, shape, onclick) => h("button", { type: "button", class: "btn btn-tool btn-icon", id, "aria-label": label, title: label, onclick }, icon(shape));
   const play = ctl("solution-play", t("replay.play"), "play", () => (playing ? pause() : start()));
   const panel = h("section", { class: "solution", "aria-labelledby": "solution-title" },
-    h("h2", { id: "solution-title", text: t("solution.title") }),
+    h("div", { class: "solution-head" }, h("h2", { id: "solution-title", text: t("solution.title") }), extra),
     h("div", { class: "toolbar replay-bar", role: "toolbar", "aria-label": t("replay.controls") },
       ctl("solution-first", t("replay.first"), "first", () => go(0)),
       ctl("solution-back", t("replay.back"), "back", () => go(at - 1)),

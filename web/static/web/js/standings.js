@@ -24,7 +24,7 @@ const COLUMNS = {
   // A race: deals won of all, suits, score, and the time of the last win (or the race's
   // clock while the racer has not won every deal and the race runs).
   race: [
-    ["won", "race.won", (s, ctx) => `${s.won}/${ctx.deals}`],
+    ["won", "races.won", (s, ctx) => `${s.won}/${ctx.deals}`],
     ["sequences", "stats.sequences", (s) => num(s.sequences)],
     ["score", "stats.score", (s) => num(s.score)],
     ["time", "stats.time", (s, ctx) => (ctx.running && s.finished < ctx.deals ? { since: ctx.startsAt } : s.elapsed_ms == null ? "—" : clock(s.elapsed_ms))],

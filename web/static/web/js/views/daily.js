@@ -127,9 +127,10 @@ function renderClosed(mine, day, rules, me, stops) {
     h("div", { class: "button-row" }, day.solution ? watch : null, day.seed != null ? again : null),
     h("p", { class: "muted small", text: t("daily.unranked_note") }));
   replace(mine, panel);
+  // The solution takes the panel's place, so that its board has the room to be read.
   watch.addEventListener("click", () => {
-    watch.remove();
-    stops.push(mountSolution(mine, day, rules));
+    panel.remove();
+    stops.push(mountSolution(mine, day, rules, { extra: day.seed != null ? again : null }));
   });
   if (me) {
     findMyGame(me.username, day.date).then((game) => {
