@@ -17,7 +17,7 @@ import { h, replace } from "./dom.js";
 import { cardName, parse, short, suitName, SUITS } from "./cards.js";
 import { cardWidth, columnSteps } from "./fit.js";
 import { plural, t } from "./i18n.js";
-import { celebrate, flyHome, positions, slide } from "./motion.js";
+import { celebrate, flyHome, measure, slide } from "./motion.js";
 
 const DRAG_THRESHOLD_PX = 6;
 
@@ -64,16 +64,31 @@ export class Board {
    * slides the cards it moved unless `animate` is false.
    */
   update(game, { event = null, previous = null, animate = true } = {}) {
-    const moving = animate && event && previous && this.game ? positions(this.el) : null;
+    const before = animate && event && previous && this.game ? measure(this.movable(event)) : null;
     this.game = game;
     this.picked = null;
     this.marks = event && previous ? lastMoveMarks(event, previous, game, this.rules) : new Map();
     this.render();
-    if (moving) {
-      slide(this.el, moving);
-      if (event.effects?.removed?.length) flyHome(this.el, moving, event.effects.removed.map((r) => r.suit));
-      if (previous.status === "playing" && game.status === "won") celebrate(this.el);
+    if (!before) return;
+    const data = event.data || {};
+    if (event.type === "moved") {
+      const count = data.cell ? 1 : previous.columns[data.from - 1].length - data.index;
+      slide(before, this.columns[data.to - 1].cards.slice(-count));
     }
+    const removed = (event.effects?.removed || []).map((r) => r.suit);
+    if (removed.length) flyHome(before, [...this.top.querySelectorAll(".home.card.up")].slice(-removed.length), removed);
+    if (previous.status === "playing" && game.status === "won") celebrate(this.el);
+  }
+
+  /** The card elements `event` may move: a move's group (or cell card), and the cards of
+   *  any column a run leaves from. */
+  movable(event) {
+    const data = event.data || {};
+    const els = [];
+    if (event.type === "moved" && data.cell) els.push(this.top.querySelector(`[data-key="x${data.cell}"]`));
+    else if (event.type === "moved") els.push(...(this.columns[data.from - 1]?.cards.slice(data.index) || []));
+    for (const run of event.effects?.removed || []) els.push(...(this.columns[run.column - 1]?.cards || []));
+    return [...new Set(els)].filter((el) => el?.classList.contains("up"));
   }
 
   setMoves(moves) {

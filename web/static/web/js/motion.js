@@ -5,8 +5,8 @@
 // frame that arrives mid-flight just starts the next one.
 //
 // Slides use the FLIP technique with the Web Animations API (no style attribute, which the
-// page's Content-Security-Policy forbids): the positions of the face-up cards are read
-// before the board changes, and each card that moved is animated from its old place.
+// page's Content-Security-Policy forbids): the positions of the cards a move can move are
+// read before the board changes, and each card that moved is animated from its old place.
 
 import { h } from "./dom.js";
 import { SUITS } from "./cards.js";
@@ -21,27 +21,24 @@ export function moving() {
   return !still.matches;
 }
 
-/** The face-up cards of `root` by identity (code, then which copy: double has two) with
- *  where each is on the screen now; null when motion is off. */
-export function positions(root) {
+/** Where each of the card elements `els` is on the screen now, for slide() and flyHome()
+ *  after the board changes; null when motion is off. Only the cards a move can move are
+ *  measured, so a frame reads a handful of boxes, not the whole board. */
+export function measure(els) {
   if (!moving()) return null;
-  const found = new Map();
-  const seen = {};
-  for (const el of root.querySelectorAll(".card.up[data-code]:not(.home)")) {
-    const code = el.dataset.code;
-    seen[code] = (seen[code] || 0) + 1;
-    found.set(`${code}#${seen[code]}`, { el, rect: el.getBoundingClientRect() });
-  }
-  return found;
+  return els.filter(Boolean).map((el) => ({ el, code: el.dataset.code, rect: el.getBoundingClientRect() }));
 }
 
-/** Slide every card of `root` that moved since `before` (positions()) from its old place. */
-export function slide(root, before) {
-  const now = positions(root);
-  if (!now || !before) return;
-  for (const [key, { el, rect }] of now) {
-    const was = before.get(key)?.rect;
+/** Slide each element of `landed` from where the card of the same code was in `before`
+ *  (measure()); a card leaves its old place by the shortest way (copies in order). */
+export function slide(before, landed) {
+  if (!before) return;
+  const from = new Map();
+  for (const item of before) from.set(item.code, [...(from.get(item.code) || []), item.rect]);
+  for (const el of landed) {
+    const was = from.get(el?.dataset.code)?.shift();
     if (!was) continue;
+    const rect = el.getBoundingClientRect();
     const dx = was.left - rect.left;
     const dy = was.top - rect.top;
     if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
@@ -49,18 +46,16 @@ export function slide(root, before) {
   }
 }
 
-/** Fly the cards that left the tableau since `before` (a completed run) to their suits'
- *  places among the completed suits, `suits` being the suits that left, in order. */
-export function flyHome(root, before, suits) {
+/** Fly the cards of `before` (measure()) that left the board, a completed run, to `homes`:
+ *  the places of the suits that were completed, in order, `suits` being those suits. */
+export function flyHome(before, homes, suits) {
   if (!before) return;
-  const now = positions(root);
-  const homes = [...root.querySelectorAll(".home.card.up")].slice(-suits.length);
   suits.forEach((suit, i) => {
     const home = homes[i];
     if (!home) return;
     const goal = home.getBoundingClientRect();
-    const gone = [...before].filter(([key, { el }]) => !now.has(key) && el.classList.contains(`suit-${suit}`));
-    gone.forEach(([, { el, rect }], n) => {
+    const gone = before.filter(({ el }) => !el.isConnected && el.classList.contains(`suit-${suit}`));
+    gone.forEach(({ el, rect }, n) => {
       const ghost = el.cloneNode(true);
       ghost.classList.add("flying");
       ghost.removeAttribute("data-key");
