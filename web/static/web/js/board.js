@@ -17,7 +17,7 @@ import { h, replace } from "./dom.js";
 import { cardName, parse, short, suitName, SUITS } from "./cards.js";
 import { cardWidth, columnSteps } from "./fit.js";
 import { plural, t } from "./i18n.js";
-import { celebrate, flyHome, measure, slide } from "./motion.js";
+import { celebrate, flyHome, measure, slide, SLIDE_MS } from "./motion.js";
 
 const DRAG_THRESHOLD_PX = 6;
 
@@ -61,10 +61,16 @@ export class Board {
 
   /**
    * Show `game`. `event` (with `previous`, the game before it) marks the last move, and
-   * slides the cards it moved unless `animate` is false.
+   * slides the cards it moved unless `animate` is false or the last change came less than a
+   * slide ago.
    */
   update(game, { event = null, previous = null, animate = true } = {}) {
-    const before = animate && event && previous && this.game ? measure(this.movable(event)) : null;
+    // Moves that come faster than a slide lasts (a brisk player, a spectator catching up)
+    // are shown at once: animations that could not finish would only cost frames.
+    const now = performance.now();
+    const brisk = now - (this.updatedAt ?? -Infinity) < SLIDE_MS;
+    this.updatedAt = now;
+    const before = animate && !brisk && event && previous && this.game ? measure(this.movable(event)) : null;
     this.game = game;
     this.picked = null;
     this.marks = event && previous ? lastMoveMarks(event, previous, game, this.rules) : new Map();
