@@ -5,7 +5,6 @@
 
 import * as api from "./api.js";
 import { h, replace } from "./dom.js";
-import { showHelp } from "./help.js";
 import { LANGS, getLang, loadLang, onLangChange, setLang, t } from "./i18n.js";
 import { navigate, onNavigate } from "./router.js";
 
@@ -53,6 +52,11 @@ async function route() {
   window.scrollTo(0, 0);
 }
 
+/** The shortcuts dialog, loaded when first asked for. */
+function showHelp() {
+  return import("./help.js").then((m) => m.showHelp());
+}
+
 function renderHeader() {
   const me = api.session();
   const here = location.pathname;
@@ -88,7 +92,7 @@ function renderHeader() {
         "div",
         { class: "header-tools" },
         language,
-        h("button", { type: "button", class: "btn btn-ghost btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: showHelp }),
+        h("button", { type: "button", class: "btn btn-ghost btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: () => showHelp() }),
         me
           ? h("button", { type: "button", class: "btn btn-ghost", id: "signout", text: t("nav.signout"), onclick: () => { api.signOut(); navigate("/"); } })
           : here === "/signin"

@@ -7,7 +7,6 @@ import { Board } from "./board.js";
 import { cardName } from "./cards.js";
 import { announce, clock, h, modal, toast } from "./dom.js";
 import { header, describe, scorebar } from "./gamebits.js";
-import { showHelp } from "./help.js";
 import { num, plural, t } from "./i18n.js";
 import { moving } from "./motion.js";
 import { navigate } from "./router.js";
@@ -37,6 +36,11 @@ function contestOf(game, kind) {
  * `onChange(game)` hears every new state; `onFinished(game)`, if given, replaces the end
  * dialog (a race moves on to its next deal); `kind` names the contest ("race", "arena").
  */
+/** The shortcuts dialog, loaded when first asked for. */
+function showHelp() {
+  return import("./help.js").then((m) => m.showHelp());
+}
+
 export function mountPlay(container, initial, rules, { onChange, onFinished, kind = null, heading = true } = {}) {
   let game = initial;
   let busy = false;
@@ -55,7 +59,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
   };
   if (!rules.reserve) delete tools.deal; // three_blind_mice: nothing to deal
   const toolbar = h("div", { class: "toolbar", role: "toolbar", "aria-label": t("game.actions") }, Object.values(tools),
-    h("button", { type: "button", class: "btn btn-tool btn-icon help-button", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: showHelp }));
+    h("button", { type: "button", class: "btn btn-tool btn-icon help-button", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: () => showHelp() }));
   const banner = h("div", { class: "banner", role: "status", id: "banner", hidden: true });
   const wrap = h("div", { class: "play" }, heading ? header(game, rules) : null, h("div", { class: "bar" }, score.el, toolbar), banner, board.el);
   container.append(wrap);
@@ -223,7 +227,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
       }
       return;
     }
-    const actions = { d: () => act({ type: "deal" }), u: () => act({ type: "undo" }), h: showHint, r: () => confirmThen("restart"), x: () => confirmThen("resign"), "?": showHelp };
+    const actions = { d: () => act({ type: "deal" }), u: () => act({ type: "undo" }), h: showHint, r: () => confirmThen("restart"), x: () => confirmThen("resign"), "?": () => showHelp() };
     if (actions[key]) {
       event.preventDefault();
       actions[key]();

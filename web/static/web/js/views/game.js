@@ -4,10 +4,16 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { mountPlay } from "../play.js";
-import { mountReplay } from "../replay.js";
-import { mountWatch } from "../watch.js";
 import { problem, rulesets } from "../widgets.js";
+
+// Only the one way of showing the game that it needs is loaded: a player's first view does
+// not fetch the spectator's or the replay's code. The likely one is asked for at once,
+// beside the game itself (signed in: playing one's own game; anonymous: watching).
+const WAYS = {
+  play: () => import("../play.js").then((m) => m.mountPlay),
+  watch: () => import("../watch.js").then((m) => m.mountWatch),
+  replay: () => import("../replay.js").then((m) => m.mountReplay),
+};
 
 export const name = "game";
 
@@ -17,17 +23,18 @@ export function mount(root, { id }) {
   root.append(page);
   let alive = true;
   stops.push(() => (alive = false));
+  const me = api.session();
+  const likely = WAYS[me ? "play" : "watch"]();
+  likely.catch(() => {});
   Promise.all([api.game(id), rulesets()])
-    .then(([game, rules]) => {
-      if (!alive) return;
-      const me = api.session();
-      const ruleset = rules.byName[game.rules];
-      page.replaceChildren();
+    .then(async ([game, rules]) => {
       // A daily game whose day is over is a replay, finished or not: the race is over.
       const raceOver = game.challenge && game.challenge < new Date().toISOString().slice(0, 10);
-      if (raceOver || game.status !== "playing") stops.push(mountReplay(page, game, ruleset));
-      else if (me && game.owner === me.username) stops.push(mountPlay(page, game, ruleset));
-      else stops.push(mountWatch(page, game, ruleset));
+      const way = raceOver || game.status !== "playing" ? "replay" : me && game.owner === me.username ? "play" : "watch";
+      const mount = await WAYS[way]();
+      if (!alive) return;
+      page.replaceChildren();
+      stops.push(mount(page, game, rules.byName[game.rules]));
     })
     .catch((error) => alive && page.replaceChildren(problem(error)));
   return () => stops.forEach((stop) => stop());
