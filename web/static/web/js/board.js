@@ -194,6 +194,12 @@ export class Board {
     const target = targets.has(col);
     const picked = this.picked && !this.picked.cell && this.picked.col === col ? this.picked.index : -1;
     const colMark = this.marks.get(`col${col}`) || "";
+    // A column whose cards, target, pick and marks are as drawn is left alone: a frame
+    // touches (and the browser restyles) only the two or three columns a move changes.
+    const marks = codes.map((_, index) => this.marks.get(`c${col}:${index}`) || "").join();
+    const signature = `${codes.join()}|${target}|${picked}|${colMark}|${marks}`;
+    if (column.signature === signature) return;
+    column.signature = signature;
     column.el.className = `col${target ? " target" : ""}${colMark ? " " + colMark : ""}`;
     column.el.setAttribute("aria-label", plural("board.column", codes.length, { col }));
     if (!codes.length && !column.slot) {
@@ -252,6 +258,7 @@ export class Board {
     const game = this.game;
     if (!game) return;
     if (!this.geometry) {
+      for (const column of this.columns) column.step = null;
       const room = this.el.parentElement?.clientWidth || 0;
       if (!room) return;
       // Narrowing the board may wrap what sits above it (the score and the tools line up
@@ -271,7 +278,14 @@ export class Board {
       this.geometry = fitted;
     }
     const steps = columnSteps(game.columns, this.geometry);
-    steps.forEach((step, c) => this.columns[c]?.el.style.setProperty("--step", `${step.toFixed(1)}px`));
+    steps.forEach((step, c) => {
+      const column = this.columns[c];
+      const value = `${step.toFixed(1)}px`;
+      if (column && column.step !== value) {
+        column.step = value;
+        column.el.style.setProperty("--step", value);
+      }
+    });
   }
 
   // --- picking and dropping --------------------------------------------------------------------
