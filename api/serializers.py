@@ -214,6 +214,14 @@ class GameListQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False, trim_whitespace=False)
 
 
+class LiveQuery(serializers.Serializer):  # type: ignore[type-arg]
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+
+
+class MonthQuery(serializers.Serializer):  # type: ignore[type-arg]
+    month = serializers.RegexField(r"^\d{4}-(0[1-9]|1[0-2])$", required=False)
+
+
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
 MAX_SEQ = 2**31 - 1
 
@@ -396,6 +404,10 @@ HintOut = serializer_for(shapes.HintBody)
 AnalysisOut = serializer_for(shapes.AnalysisBody)
 RulesOut = serializer_for(shapes.RulesBody)
 PlayerOut = serializer_for(shapes.PlayerBody)
+LiveGamesOut = serializer_for(shapes.LiveGamesBody)
+TvOut = serializer_for(shapes.TvBody)
+ChallengeMonthOut = serializer_for(shapes.ChallengeMonthBody)
+SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)

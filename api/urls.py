@@ -3,7 +3,7 @@
 from django.urls import URLPattern, URLResolver, path, re_path
 
 from api.exceptions import not_found
-from api.views import accounts, challenges, contests, games, leaderboards
+from api.views import accounts, challenges, contests, games, leaderboards, showcase
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -16,6 +16,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
         by_method(get=games.GameListApi, post=games.GameCreateApi),
         name="games",
     ),
+    path("games/live", showcase.GameLiveApi.as_view(), name="game-live"),
+    path("tv", showcase.TvApi.as_view(), name="tv"),
     path("games/<str:game_id>", games.GameGetApi.as_view(), name="game-get"),
     path("games/<str:game_id>/commands", games.GameCommandApi.as_view(), name="game-command"),
     path("games/<str:game_id>/events", games.GameEventsApi.as_view(), name="game-events"),
@@ -28,12 +30,18 @@ urlpatterns: list[URLPattern | URLResolver] = [
         games.GameStateApi.as_view(),
         name="game-state",
     ),
+    path("challenges", challenges.ChallengeMonthApi.as_view(), name="challenge-month"),
     path("challenges/today", challenges.ChallengeTodayApi.as_view(), name="challenge-today"),
     path("challenges/<str:date>", challenges.ChallengeGetApi.as_view(), name="challenge-get"),
     path(
         "challenges/<str:date>/join",
         challenges.ChallengeJoinApi.as_view(),
         name="challenge-join",
+    ),
+    path(
+        "challenges/<str:date>/solution/<int:step>",
+        challenges.ChallengeSolutionApi.as_view(),
+        name="challenge-solution",
     ),
     path(
         "challenges/<str:date>/standings",

@@ -12,12 +12,18 @@ Three figures, each over cold browser contexts (no cache) or many frames:
   client's ``scorpion:board-drawn`` mark). Baseline, in the same page right after: one
   ``GET /api/v1/games/{id}`` from the page, the least any board must wait for; printed as
   a ratio (how many such round trips the first board costs).
-* a WebSocket frame to the board: a spectator's page, while the player plays a legal line
-  over REST; the client measures from the frame's arrival to the board, the score and the
-  move list updated and laid out (``scorpion:frame-to-board``). Target: p95 at most 16 ms,
-  one frame at 60 Hz (printed as a ratio to 16.7 ms). Baseline, in the same page right
-  after, as often and as far apart: the cheapest change a page can make (one class on the
-  board toggled, then laid out), which shows how much of a frame's time a busy machine adds.
+* a WebSocket frame to the page, with the animations on (the moved cards slide): on a
+  game's page and on TV, a spectator's, while the player plays a legal line over REST, the
+  client measures from the frame's arrival to the board, the score and the move list updated
+  and laid out (``scorpion:frame-to-board``); on a race's and an arena's page, while their
+  players play, to the standings table updated and laid out (``scorpion:frame-to-standings``).
+  Moves come 30 ms apart (a brisk player: the board shows them at once, as no slide could
+  finish) and, on the game's page, 0.3 s apart too (every move slides).
+  Target: p95 at most 16 ms, one frame at 60 Hz (printed as a ratio to 16.7 ms). Baseline,
+  in the game's page right after, as often and as far apart: the cheapest change a page can
+  make (one class on the board toggled, then laid out), which shows how much of a frame's
+  time a busy machine adds.
+* bytes of the lobby's first view, signed in (the other page a visitor opens first).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -59,8 +66,11 @@ def legal_commands(count: int) -> list[dict[str, Any]]:
     return [engine.action_to_command(action) for action in line]
 
 
-def open_page(browser: Any, base: str, path: str, who: tuple[str, str] | None) -> Any:
-    """A page in a fresh context (empty cache), signed in as ``who`` if given; counts bytes."""
+def open_page(
+    browser: Any, base: str, path: str, who: tuple[str, str] | None, ready: str = ".tableau .card"
+) -> Any:
+    """A page in a fresh context (empty cache), signed in as ``who`` if given, once
+    ``ready`` shows; counts the bytes it receives."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     if who:
         seed = {"scorpion.token": who[1], "scorpion.username": who[0], "scorpion.lang": "en"}
@@ -83,7 +93,7 @@ def open_page(browser: Any, base: str, path: str, who: tuple[str, str] | None) -
     page.on("requestfinished", finished)
     page.on("websocket", websocket)
     page.goto(base + path)
-    page.wait_for_selector(".tableau .card")
+    page.wait_for_selector(ready)
     return page
 
 
@@ -103,30 +113,48 @@ def first_view(browser: Any, base: str, game: str, who: tuple[str, str] | None) 
     return result
 
 
-def frames(browser: Any, base: str, token: str, count: int) -> tuple[list[float], list[float]]:
-    """A spectator's frame-to-board times while the owner plays ``count`` commands, and as
-    many times of the baseline change in the same page."""
+def play_line(client: httpx.Client, game: str, count: int, pause: float = 0.03) -> None:
+    """Play ``count`` legal commands of the bench's line on ``game``, ``pause`` seconds
+    apart (a brisk player by default)."""
+    for played, command in enumerate(legal_commands(count), start=1):
+        response = client.post(
+            f"/api/v1/games/{game}/commands", json={**command, "expected_version": played}
+        )
+        response.raise_for_status()
+        time.sleep(pause)
+
+
+def measured(page: Any, name: str, count: int) -> list[float]:
+    """The durations of the page's measures ``name`` once ``count`` of them are in (or after
+    30 s)."""
+    deadline = time.monotonic() + 30
+    script = f"performance.getEntriesByName('{name}').map(e => e.duration)"
+    while time.monotonic() < deadline and len(page.evaluate(script)) < count:
+        time.sleep(0.1)
+    times: list[float] = page.evaluate(script)
+    return times
+
+
+def frames(
+    browser: Any,
+    base: str,
+    token: str,
+    count: int,
+    path: str = "/games/{game}",
+    pause: float = 0.03,
+) -> tuple[list[float], list[float]]:
+    """A spectator's frame-to-board times, on a game's page (or TV, ``path="/tv"``), while
+    the owner plays ``count`` commands ``pause`` seconds apart, and as many times of the
+    baseline change in the same page."""
     with httpx.Client(
         base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30
     ) as client:
         game = client.post("/api/v1/games", json={"rules": RULES, "seed": SEED}).json()["id"]
-        page = open_page(browser, base, f"/games/{game}", None)
+        page = open_page(browser, base, path.format(game=game), None)
         page.wait_for_selector("#connection.conn-live")
-        for played, command in enumerate(legal_commands(count), start=1):
-            response = client.post(
-                f"/api/v1/games/{game}/commands", json={**command, "expected_version": played}
-            )
-            response.raise_for_status()
-            time.sleep(0.03)  # a brisk player, one frame at a time
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            shown = page.inner_text("#stat-moves")
-            if shown == str(count):
-                break
-            time.sleep(0.1)
-        times: list[float] = page.evaluate(
-            "performance.getEntriesByName('scorpion:frame-to-board').map(e => e.duration)"
-        )
+        play_line(client, game, count, pause)
+        times = measured(page, "scorpion:frame-to-board", count)
+        client.post(f"/api/v1/games/{game}/commands", json={"type": "resign"})
         baseline: list[float] = page.evaluate(
             """async (count) => {
                 const board = document.querySelector('.board');
@@ -146,6 +174,68 @@ def frames(browser: Any, base: str, token: str, count: int) -> tuple[list[float]
     return times, baseline
 
 
+def contest_frames(
+    browser: Any, base: str, tokens: list[str], count: int, kind: str
+) -> list[float]:
+    """A spectator's frame-to-standings times on a race's (``kind="races"``) or an arena's
+    (``"arenas"``) page while its players play ``count`` commands between them."""
+    clients = [
+        httpx.Client(base_url=base, headers={"Authorization": f"Token {t}"}, timeout=30)
+        for t in tokens
+    ]
+    try:
+        if kind == "races":
+            race = (
+                clients[0]
+                .post("/api/v1/races", json={"rules": RULES, "countdown": 2, "time_limit": 600})
+                .json()
+            )
+            for client in clients[1:]:
+                client.post(f"/api/v1/races/{race['id']}/join").raise_for_status()
+            key = race["id"]
+            time.sleep(2.5)
+            games = [c.post(f"/api/v1/races/{key}/games").json()["results"][0] for c in clients]
+        else:
+            arenas = clients[0].get("/api/v1/arenas?status=running").json()["results"]
+            key = next(a["id"] for a in arenas if a["rules"] == RULES)
+            games = [c.post(f"/api/v1/arenas/{key}/play").json() for c in clients]
+        page = open_page(browser, base, f"/{kind}/{key}", None, ready="#standings tbody tr")
+        page.wait_for_selector("#standings-title ~ .conn-live, .conn.conn-live")
+        # The contest's deals are secret: each player plays a legal move the API lists.
+        rounds = count // len(clients)
+        for _ in range(rounds):
+            for client, game in zip(clients, games, strict=True):
+                path = f"/api/v1/games/{game['id']}"
+                legal = client.get(f"{path}/moves").json()["moves"]
+                if not legal:
+                    continue
+                client.post(f"{path}/commands", json=legal[0]).raise_for_status()
+                time.sleep(0.03)
+        times = measured(page, "scorpion:frame-to-standings", rounds * len(clients))
+        page.context.close()
+        return times
+    finally:
+        for client in clients:
+            client.close()
+
+
+def lobby_bytes(browser: Any, base: str, who: tuple[str, str]) -> float:
+    """Bytes of the lobby's first view, signed in, until its lists are in."""
+    page = open_page(browser, base, "/", who, ready="#new-game-title")
+    page.wait_for_load_state("networkidle")
+    received = float(page.received)
+    page.context.close()
+    return received
+
+
+def print_frames(label: str, times: list[float]) -> None:
+    p50, p95, worst = percentile(times, 0.5), percentile(times, 0.95), max(times)
+    print(
+        f"  {label:12} {len(times):3} frames: p50 {p50:5.2f} ms  p95 {p95:5.2f} ms"
+        f"  max {worst:6.2f} ms   p95 / 16.7 ms frame: {p95 / FRAME_BUDGET_MS:.2f}x"
+    )
+
+
 def kb(value: float) -> str:
     return f"{value / 1024:6.1f} KB"
 
@@ -160,8 +250,17 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     database = fresh_database("scorpion_bench_web")
+    # The rotation makes a running arena of the bench's ruleset (a job, not a request).
+    env = server_env(database, ARENA_ROTATION=f"{RULES}:daily")
+    subprocess.run(
+        [sys.executable, "manage.py", "arena_rotation"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     try:
-        with daphne(server_env(database)) as base, sync_playwright() as playwright:
+        with daphne(env) as base, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             token = register(base, "bench-player")
             with httpx.Client(
@@ -182,17 +281,26 @@ def main() -> None:
                     f" {trip:5.1f} ms: {drawn / trip:5.1f}x",
                     flush=True,
                 )
-            times, baseline = frames(browser, base, token, count)
-            p50, p95, worst = percentile(times, 0.5), percentile(times, 0.95), max(times)
-            b50, b95 = percentile(baseline, 0.5), percentile(baseline, 0.95)
-            print(
-                f"frame to board, {len(times)} frames: p50 {p50:5.2f} ms  p95 {p95:5.2f} ms"
-                f"  max {worst:5.2f} ms   p95 / 16.7 ms frame: {p95 / FRAME_BUDGET_MS:.2f}x"
-                f"  (target p95 <= 16 ms)"
+            lobby = statistics.median(
+                lobby_bytes(browser, base, ("bench-player", token)) for _ in range(loads)
             )
             print(
+                f"  lobby      bytes {kb(lobby)}  ({lobby / BYTES_TARGET:.2f}x the 150 KB target)"
+            )
+            print("frame to page, animations on (target p95 <= 16 ms):")
+            times, baseline = frames(browser, base, token, count)
+            print_frames("game", times)
+            # At a person's pace (a move every 0.3 s) every move slides: the animations' cost.
+            print_frames("game, paced", frames(browser, base, token, count, pause=0.3)[0])
+            print_frames("TV", frames(browser, base, token, count, path="/tv")[0])
+            racers = [token, *(register(base, f"bench-racer-{n}") for n in range(2))]
+            print_frames("race", contest_frames(browser, base, racers, count, "races"))
+            print_frames("arena", contest_frames(browser, base, racers, count, "arenas"))
+            p50, p95 = percentile(times, 0.5), percentile(times, 0.95)
+            b50, b95 = percentile(baseline, 0.5), percentile(baseline, 0.95)
+            print(
                 f"  baseline, the cheapest change laid out: p50 {b50:5.2f} ms  p95 {b95:5.2f} ms"
-                f"   frame / baseline: p50 {p50 / max(b50, 0.01):5.1f}x"
+                f"   game frame / baseline: p50 {p50 / max(b50, 0.01):5.1f}x"
                 f"  p95 {p95 / max(b95, 0.01):5.1f}x"
             )
             browser.close()

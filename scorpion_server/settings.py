@@ -213,6 +213,9 @@ DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 *
 # Hints: completions sampled per hint, and the solver's node budget for each.
 HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
 HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
+# "Live now" and TV show public games whose last event is at most this many seconds old: a
+# game left in play is not live.
+LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)
 # Post-game analysis: the node budget of one position's search, and of the whole analysis
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)

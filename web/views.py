@@ -1,10 +1,11 @@
 """The browser client: one HTML shell for every client page; the rest is static files.
 
 The client (``static/web/``) is plain ES modules and CSS, built only on the public REST and
-WebSocket API, with no build step. Every page of it (``/``, ``/games/<id>``, ``/daily``,
-``/players/<name>``, ``/signin``) answers the same shell, and the modules route in the
-browser. The shell is served with a Content-Security-Policy that allows scripts, styles and
-connections from this origin only: no inline script, no third-party anything.
+WebSocket API, with no build step. Every page of it (``web/urls.py``: the lobby, games,
+the daily race and its archive, races, arenas, leaderboards, TV, profiles, sign-in) answers
+the same shell, and the modules route in the browser. The shell is served with a
+Content-Security-Policy that allows scripts, styles and connections from this origin only:
+no inline script, no third-party anything.
 """
 
 from __future__ import annotations
@@ -31,10 +32,29 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
+#: The modules every page loads before it can draw anything (main.js's own imports).
+_CORE = ("api.js", "dom.js", "i18n.js", "lang/en.js", "router.js", "widgets.js")
+#: Besides the core, what each page's first view needs, fetched at once instead of one
+#: import after another (a game's page picks play.js, watch.js or replay.js by itself).
+_PAGE_MODULES = {
+    "web-game": ("views/game.js", "board.js", "cards.js", "fit.js", "motion.js", "gamebits.js"),
+    "web-lobby": ("views/lobby.js",),
+    "web-daily": ("views/daily.js", "standings.js", "live.js"),
+    "web-daily-date": ("views/daily.js", "standings.js", "live.js"),
+    "web-race": ("views/race.js", "standings.js", "live.js"),
+    "web-arena": ("views/arena.js", "standings.js", "live.js"),
+    "web-tv": ("views/tv.js", "board.js", "cards.js", "fit.js", "motion.js", "gamebits.js"),
+}
+
+
 @require_safe
 def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
-    """The client's HTML shell, whatever the client route (the modules read the path)."""
-    response = render(request, "web/app.html")
+    """The client's HTML shell, whatever the client route (the modules read the path),
+    naming the modules its page needs first so that the browser fetches them together."""
+    match = request.resolver_match
+    page = match.url_name if match is not None else None
+    preloads = [f"web/js/{name}" for name in (*_CORE, *_PAGE_MODULES.get(page or "", ()))]
+    response = render(request, "web/app.html", {"preloads": preloads})
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     # Neither the page's address nor its query ever leaves for another site.
     response["Referrer-Policy"] = "same-origin"

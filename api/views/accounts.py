@@ -11,8 +11,9 @@ from rest_framework.views import APIView
 from api import serializers
 from api.schema import errors
 from api.throttles import AnonThrottle, AuthThrottle
+from api.views import callers
 from games.errors import PlayerNotFound
-from games.reads import selectors
+from games.reads import records
 from games.writes import accounts
 
 
@@ -58,11 +59,11 @@ class TokenCreateApi(_CredentialsApi):
 class PlayerGetApi(APIView):
     @extend_schema(
         operation_id="player_get",
-        summary="A player's record",
+        summary="A player's record: totals, daily streaks, and each ruleset's record",
         tags=["accounts"],
         responses={200: serializers.PlayerOut, **errors(404)},
     )
     def get(self, request: Request, username: str) -> Response:
         if "\x00" in username:  # no account has one, and PostgreSQL text cannot hold it
             raise PlayerNotFound()
-        return Response(selectors.player_stats(username=username))
+        return Response(records.player_record(username=username, viewer=callers.viewer(request)))

@@ -13,13 +13,47 @@ from rest_framework.views import APIView
 from api import serializers
 from api.schema import SIGNED_IN, errors
 from api.views import callers
-from games.reads import presenters, selectors, visibility
+from games.reads import archive, presenters, selectors, visibility
 from games.writes import services
 
 _DATE = OpenApiParameter(
     "date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC day, YYYY-MM-DD"
 )
 _TAGS = ["challenges"]
+
+
+class ChallengeMonthApi(APIView):
+    @extend_schema(
+        operation_id="challenge_month",
+        summary="The archive: a month's days (those that had a challenge), each with the "
+        "caller's own result",
+        tags=_TAGS,
+        parameters=[
+            OpenApiParameter(
+                "month",
+                {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])$"},
+                description="YYYY-MM; default the current month (UTC)",
+            )
+        ],
+        responses={200: serializers.ChallengeMonthOut, **errors(400)},
+    )
+    def get(self, request: Request) -> Response:
+        query = serializers.parse_query(serializers.MonthQuery, request.query_params)
+        first = archive.month_of(query.get("month"))
+        return Response(archive.challenge_month(first=first, viewer=callers.viewer(request)))
+
+
+class ChallengeSolutionApi(APIView):
+    @extend_schema(
+        operation_id="challenge_solution",
+        summary="A closed day's position after the first `step` commands of its solution "
+        "(404 while the day is open)",
+        tags=_TAGS,
+        parameters=[_DATE, OpenApiParameter("step", int, OpenApiParameter.PATH)],
+        responses={200: serializers.SolutionStepOut, **errors(404)},
+    )
+    def get(self, request: Request, date: str, step: int) -> Response:
+        return Response(archive.solution_step(date=selectors.challenge_day(date), step=step))
 
 
 class ChallengeTodayApi(APIView):

@@ -275,10 +275,13 @@ class GameEventsApi(APIView):
         game, sight = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
         events, more = selectors.game_events(game=game, after=query["after"], limit=EVENTS_PAGE)
         stream = selectors.game_stream(game)
+        cards = selectors.moved_cards(game, events)
         after = events[-1].seq if events else None
         body: EventPageBody = {
             "results": [
-                presenters.event_body(event, stream.effects_of(event.seq), sight)
+                presenters.event_body(
+                    event, stream.effects_of(event.seq), sight, card=cards.get(event.seq)
+                )
                 for event in events
             ],
             "next": (

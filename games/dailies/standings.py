@@ -21,12 +21,14 @@ SELECT COALESCE(SUM(s.version), 0) AS revision,
        COALESCE(json_agg(json_build_object(
            'rank', r.rank, 'player', r.player, 'status', r.status, 'moves', r.moves,
            'score', r.score, 'sequences', r.sequences, 'revealed', r.revealed,
-           'elapsed_ms', r.elapsed_ms, 'hints', r.hints) ORDER BY r.rank)
+           'elapsed_ms', r.elapsed_ms, 'hints', r.hints,
+           'started_at', to_char(r.joined_at AT TIME ZONE 'UTC',
+                                 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY r.rank)
          FILTER (WHERE r.rank IS NOT NULL), '[]'::json)::text AS results
 FROM games_standing s
 LEFT JOIN (
     SELECT s.game_id, u.username AS player, s.status, s.moves, s.score, s.sequences,
-           s.revealed, s.elapsed_ms, s.hints,
+           s.revealed, s.elapsed_ms, s.hints, s.joined_at,
            row_number() OVER (ORDER BY
                (s.status = 'won') DESC,
                (s.status = 'won' AND s.hints = 0) DESC,

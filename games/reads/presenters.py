@@ -96,11 +96,13 @@ def owner_view(game: GameSummary) -> dict[str, Any]:
     return view
 
 
-def event_body(event: Event, effects: dict[str, Any], sight: Sight) -> EventBody:
+def event_body(
+    event: Event, effects: dict[str, Any], sight: Sight, *, card: str | None = None
+) -> EventBody:
     """The Event of docs/api.md#event-object (``event`` read with its actor), with the ``effects``
-    its replay derived; a ``created`` event shows its seed and deal only with
-    ``sight.reveal``."""
-    return {
+    its replay derived and, for a move, the face-up ``card`` it took when the caller knows it;
+    a ``created`` event shows its seed and deal only with ``sight.reveal``."""
+    body: EventBody = {
         "seq": event.seq,
         "type": event.type,
         "data": event_data(event, sight),
@@ -108,6 +110,9 @@ def event_body(event: Event, effects: dict[str, Any], sight: Sight) -> EventBody
         "at": timestamp(event.at) or "",
         "effects": cast(EffectsBody, effects),
     }
+    if card is not None:
+        body["card"] = card
+    return body
 
 
 def event_data(event: Event, sight: Sight) -> dict[str, Any]:

@@ -17,17 +17,16 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from games import clock, engine, metrics
 from games.boards import metrics as board_metrics
 from games.boards import ranking
 from games.dailies import challenges, contests, standings
-from games.dailies.models import Contest, DailyChallenge, Entrant, Standing
+from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
-from games.errors import GameNotFound, PlayerNotFound, UnknownMetric, UnknownScope
+from games.errors import GameNotFound, UnknownMetric, UnknownScope
 from games.reads import presenters, visibility
 from games.reads.shapes import (
     ActionBody,
@@ -36,12 +35,12 @@ from games.reads.shapes import (
     BoardRowBody,
     BoardsBody,
     LeaderboardBody,
-    PlayerBody,
     RaceBody,
     RaceStandingBody,
     StandingBody,
 )
 from games.reads.visibility import Sight, Viewer
+from games.store import events as store_events
 from games.store import streams
 from games.store.models import Event, Game, GameAnalysis
 from games.store.summary import GameSummary
@@ -105,6 +104,30 @@ def game_events(*, game: GameSummary, after: int, limit: int) -> tuple[list[Even
         .order_by("seq")[: limit + 1]
     )
     return rows[:limit], len(rows) > limit
+
+
+def moved_cards(game: GameSummary, rows: list[Event]) -> dict[int, str]:
+    """The card each move of ``rows`` (consecutive events of ``game``) took, by ``seq``, read
+    from a replay of the game up to them. A move takes only a face-up card, so whoever may
+    read the events may see it, whatever became of the card later."""
+    if not rows:
+        return {}
+    if rows[0].seq == 1:
+        before, rest = streams.start(rows[0]), rows[1:]
+    else:
+        before, rest = streams.at_version(game.id, rows[0].seq - 1), rows
+    cards: dict[int, str] = {}
+    for after, event, _ in streams.steps(before, rest):
+        fact = streams.decoded(event)
+        state = before.state
+        if isinstance(fact, store_events.Moved):
+            cards[event.seq] = engine.card_code(state.columns[fact.source - 1][fact.index])
+        elif isinstance(fact, store_events.CellMoved):
+            card = state.cells[fact.cell - 1]
+            if card is not None:
+                cards[event.seq] = engine.card_code(card)
+        before = after
+    return cards
 
 
 def game_moves(game: GameSummary) -> list[ActionBody]:
@@ -217,53 +240,6 @@ def standings_frame(date: dt.date) -> tuple[int, str]:
     return revision, f'{{"type": "standings", "results": {results}}}'
 
 
-def player_stats(*, username: str) -> PlayerBody:
-    """A player's record: :class:`PlayerNotFound` for an unknown name.
-
-    ``played``/``won``/``best_time_ms`` count every game but those a moderator voided;
-    ``streak``/``best_streak`` count consecutive UTC days with a won daily challenge, the
-    current streak running to today or, while today is not won yet, to yesterday.
-    """
-    user = get_user_model().objects.filter(username=username).first()
-    if user is None:
-        raise PlayerNotFound()
-    games = Game.objects.filter(owner=user, voided=False)
-    won = Q(status=Game.Status.WON)
-    totals = games.aggregate(
-        played=Count("id"),
-        won=Count("id", filter=won),
-        best=Min(F("finished_at") - F("created_at"), filter=won),
-    )
-    played, wins, best = totals["played"], totals["won"], totals["best"]
-    days = sorted(
-        Standing.objects.filter(player=user, status=Game.Status.WON, voided=False).values_list(
-            "challenge_id", flat=True
-        )
-    )
-    streak, best_streak = _streaks(days, challenges.today())
-    return {
-        "username": user.get_username(),
-        "played": played,
-        "won": wins,
-        "win_rate": round(wins / played, 4) if played else 0.0,
-        "streak": streak,
-        "best_streak": best_streak,
-        "best_time_ms": best // dt.timedelta(milliseconds=1) if best is not None else None,
-    }
-
-
-def _streaks(days: list[dt.date], today: dt.date) -> tuple[int, int]:
-    """(current, best) runs of consecutive days in the sorted ``days``."""
-    best = run = 0
-    previous: dt.date | None = None
-    for day in days:
-        run = run + 1 if previous is not None and day - previous == dt.timedelta(days=1) else 1
-        best = max(best, run)
-        previous = day
-    current = run if previous is not None and today - previous <= dt.timedelta(days=1) else 0
-    return current, best
-
-
 # --- leaderboards ----------------------------------------------------------------------------
 
 
@@ -325,7 +301,7 @@ def leaderboard(
     mine = None
     if viewer.user_id is not None:
         mine = ranking.own(board.metric, board.scope, board.key, viewer.user_id)
-    shown = _readable_games(
+    shown = readable_games(
         [row.game for row in (*rows, *([mine] if mine else [])) if row.game], viewer
     )
     start, end = board_metrics.bounds(board.key)
@@ -347,8 +323,9 @@ def leaderboard(
     return page, _cursor(rows[-1]) if more and rows else None
 
 
-def _readable_games(ids: list[uuid.UUID], viewer: Viewer) -> set[uuid.UUID]:
-    """Which of the games ``ids`` ``viewer`` may read (``visibility.sight``)."""
+def readable_games(ids: list[uuid.UUID], viewer: Viewer) -> set[uuid.UUID]:
+    """Which of the games ``ids`` ``viewer`` may read (``visibility.sight``): a leaderboard's
+    or a record's best-time games are linked only then."""
     if not ids:
         return set()
     rows = Game.objects.select_related("owner").filter(id__in=ids)

@@ -122,6 +122,9 @@ class EventBody(TypedDict):
     by: Annotated[str | None, Doc("who caused it: the player, or a moderator")]
     at: Timestamp
     effects: EffectsBody
+    card: NotRequired[
+        Annotated[Card, Doc("moved, in /events pages: the face-up card the move took")]
+    ]
 
 
 class ChallengeBody(TypedDict):
@@ -149,6 +152,53 @@ class ChallengeBody(TypedDict):
     ]
 
 
+class DayResultBody(TypedDict):
+    """The caller's own result on a day: their standing, and their game."""
+
+    game: Annotated[str, Format("uuid")]
+    status: Annotated[str, STATUSES]
+    moves: int
+    score: int
+    sequences: int
+    elapsed_ms: Annotated[int, Doc("as in the standings")]
+    hints: int
+
+
+class ChallengeDayBody(TypedDict):
+    """A day of the archive (docs/api.md#the-archive)."""
+
+    date: Date
+    rules: Annotated[str, RULES]
+    status: Annotated[str, Choices(("open", "closed"))]
+    participants: int
+    difficulty: Annotated[
+        str | None, Choices(("easy", "medium", "hard", "expert")), Doc("null while open")
+    ]
+    mine: Annotated[DayResultBody | None, Doc("the caller's result; null if they did not join")]
+
+
+class ChallengeMonthBody(TypedDict):
+    month: Annotated[str, Doc("YYYY-MM")]
+    results: Annotated[list[ChallengeDayBody], Doc("the month's days that have a challenge")]
+
+
+class SolutionStepBody(TypedDict):
+    """A closed day's position after the first ``step`` commands of its solution."""
+
+    date: Date
+    step: Annotated[int, Doc("0 (the deal) to steps")]
+    steps: Annotated[int, Doc("how many commands the solution has")]
+    action: Annotated[dict[str, Any] | None, Doc("the command that led here (null at 0)")]
+    status: Annotated[str, STATUSES]
+    score: int
+    moves: int
+    reserve: int
+    removed: list[str]
+    columns: Annotated[list[list[Card]], Doc("every card, face up: the day is over")]
+    cells: NotRequired[list[Card | None]]
+    reserve_cards: list[Card]
+
+
 class StandingBody(TypedDict):
     rank: int
     player: str
@@ -159,6 +209,39 @@ class StandingBody(TypedDict):
     revealed: Annotated[int, Doc("face-down cards turned up")]
     elapsed_ms: Annotated[int, Doc("from joining to the last event (to the win)")]
     hints: Annotated[int, Doc("hints the player was shown during the race")]
+    started_at: Annotated[
+        Timestamp, Doc("when the player joined: a playing entry's clock runs from it")
+    ]
+
+
+BEST_TIME = Doc(
+    "the fastest counted win, timed as the leaderboards time it: from the game's first "
+    "action to the winning one, in milliseconds; null with no win"
+)
+BEST_GAME = Doc("the game of best_time_ms, when the caller may read it; else null")
+
+
+class RulesetRecordBody(TypedDict):
+    """A player's record in one ruleset (docs/api.md#players)."""
+
+    rules: Annotated[str, RULES]
+    played: Annotated[int, Doc("games started in this ruleset, playing ones included")]
+    won: int
+    win_rate: Annotated[float, Doc("won / played, 4 decimals")]
+    best_time_ms: Annotated[int | None, BEST_TIME]
+    best_game: Annotated[str | None, Format("uuid"), BEST_GAME]
+    streak: Annotated[int, Doc("the run of wins ending at the last finished game")]
+    best_streak: Annotated[int, Doc("the longest run of consecutive wins")]
+
+
+class DailyRecordBody(TypedDict):
+    """A player's record in the daily challenges."""
+
+    played: Annotated[int, Doc("days joined")]
+    won: Annotated[int, Doc("days won")]
+    win_rate: Annotated[float, Doc("won / played, 4 decimals; 0.0 with no day")]
+    best_time_ms: Annotated[int | None, BEST_TIME]
+    best_game: Annotated[str | None, Format("uuid"), BEST_GAME]
 
 
 class PlayerBody(TypedDict):
@@ -168,7 +251,12 @@ class PlayerBody(TypedDict):
     win_rate: Annotated[float, Doc("won / played, 4 decimals; 0.0 with no games")]
     streak: Annotated[int, Doc("consecutive UTC days with a won daily challenge, to today")]
     best_streak: int
-    best_time_ms: Annotated[int | None, Doc("fastest won game, from creation to the win")]
+    best_time_ms: Annotated[int | None, BEST_TIME]
+    best_game: Annotated[str | None, Format("uuid"), BEST_GAME]
+    daily: DailyRecordBody
+    rulesets: Annotated[
+        list[RulesetRecordBody], Doc("one entry per ruleset played, in the order of /rules")
+    ]
 
 
 #: A legal action, as ``/moves`` lists it and ``/hint`` recommends it.
@@ -228,6 +316,18 @@ class MovesBody(TypedDict):
 class GamePageBody(TypedDict):
     results: list[GameBody]
     next: Annotated[str | None, Doc("the URL of the next page, or null")]
+
+
+class LiveGamesBody(TypedDict):
+    """The public games being played now (docs/api.md#live-games)."""
+
+    results: list[GameBody]
+
+
+class TvBody(TypedDict):
+    """The game worth watching now (docs/api.md#tv)."""
+
+    game: Annotated[GameBody | None, Doc("null when no public game is being played")]
 
 
 class EventPageBody(TypedDict):

@@ -1,6 +1,8 @@
 """Accounts over HTTP: registration, tokens and player records."""
 
 import datetime as dt
+import json
+from pathlib import Path
 
 import pytest
 from rest_framework.authtoken.models import Token
@@ -119,20 +121,36 @@ def test_token_ignores_a_stale_authorization_header(api, alice):
     assert response.status_code == 200
 
 
-def test_player_record_counts_games_and_the_fastest_win(api, alice, sample_deal):
+WIN = json.loads(
+    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
+)
+
+
+def _play_timed(stream, user, commands, start, step):
+    """Play ``commands`` on ``stream``'s game, one every ``step`` from ``start``."""
+    for n, command in enumerate(commands):
+        with clock.frozen(start + n * step):
+            services.game_command(game_id=stream.game_id, actor=user, command=command)
+
+
+def test_player_record_counts_games_and_times_wins_as_the_leaderboards_do(api, alice):
     user = alice[0]
     start = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
     with clock.frozen(start):
-        won = services.game_create(owner=user, rules="traditional", deal=sample_deal)
+        won = services.game_create(owner=user, rules="classic", seed=WIN["seed"])
         services.game_create(owner=user, seed=5)
-        resigned = services.game_create(owner=user, seed=6)
-    with clock.frozen(start + dt.timedelta(seconds=1)):
+        resigned = services.game_create(owner=user, rules="wasp", seed=6)
+    # The deal is looked at for an hour before the first move: a win's time starts then.
+    _play_timed(won, user, WIN["actions"], start + dt.timedelta(hours=1), dt.timedelta(seconds=2))
+    with clock.frozen(start + dt.timedelta(hours=2)):
         services.game_command(game_id=resigned.game_id, actor=user, command={"type": "resign"})
-    _win(won, user, start + dt.timedelta(minutes=3, milliseconds=250))
+    fastest = (len(WIN["actions"]) - 1) * 2000
 
     response = api.get("/api/v1/players/alice")
 
     assert response.status_code == 200
+    board = api.get("/api/v1/leaderboards/classic/best_time").json()["results"]
+    assert board[0]["value"] == fastest  # the profile and the board agree on the same game
     assert response.json() == {
         "username": "alice",
         "played": 3,
@@ -140,15 +158,53 @@ def test_player_record_counts_games_and_the_fastest_win(api, alice, sample_deal)
         "win_rate": 0.3333,
         "streak": 0,
         "best_streak": 0,
-        "best_time_ms": 180250,
+        "best_time_ms": fastest,
+        "best_game": str(won.game_id),
+        "daily": {
+            "played": 0,
+            "won": 0,
+            "win_rate": 0.0,
+            "best_time_ms": None,
+            "best_game": None,
+        },
+        "rulesets": [
+            {
+                "rules": "classic",
+                "played": 2,
+                "won": 1,
+                "win_rate": 0.5,
+                "best_time_ms": fastest,
+                "best_game": str(won.game_id),
+                "streak": 1,
+                "best_streak": 1,
+            },
+            {
+                "rules": "wasp",
+                "played": 1,
+                "won": 0,
+                "win_rate": 0.0,
+                "best_time_ms": None,
+                "best_game": None,
+                "streak": 0,
+                "best_streak": 0,
+            },
+        ],
     }
 
 
-def _win(stream, user, at):
-    """Mark ``stream``'s game won at ``at`` (its projection only: the record reads it)."""
-    from games.store.models import Game
+def test_a_record_links_its_best_game_only_to_those_who_may_read_it(api, alice, bob):
+    user = alice[0]
+    start = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
+    with clock.frozen(start):
+        won = services.game_create(owner=user, rules="classic", seed=WIN["seed"], public=False)
+    _play_timed(won, user, WIN["actions"], start, dt.timedelta(seconds=1))
 
-    Game.objects.filter(id=stream.game_id).update(status="won", finished_at=at)
+    mine = api.as_user(alice[1]).get("/api/v1/players/alice").json()
+    theirs = api.as_user(bob[1]).get("/api/v1/players/alice").json()
+
+    assert mine["best_game"] == mine["rulesets"][0]["best_game"] == str(won.game_id)
+    assert theirs["best_game"] is theirs["rulesets"][0]["best_game"] is None
+    assert theirs["best_time_ms"] == mine["best_time_ms"] is not None
 
 
 def test_player_record_of_a_player_without_games(api, alice):
@@ -162,6 +218,9 @@ def test_player_record_of_a_player_without_games(api, alice):
         "streak": 0,
         "best_streak": 0,
         "best_time_ms": None,
+        "best_game": None,
+        "daily": {"played": 0, "won": 0, "win_rate": 0.0, "best_time_ms": None, "best_game": None},
+        "rulesets": [],
     }
 
 

@@ -195,5 +195,9 @@ def test_standings_endpoint_ranks_the_race(as_alice, as_bob, api) -> None:
     ]
     assert results[0]["elapsed_ms"] == 40 * 60 * 1000 and results[0]["sequences"] == 4
     assert results[0]["moves"] == len(WIN["actions"])
+    assert results[0]["started_at"] == "2026-11-30T08:00:00.000Z"  # a playing clock runs from it
     assert player["streak"] == player["best_streak"] == 1
-    assert player["best_time_ms"] == 40 * 60 * 1000
+    # A record times a win as the leaderboards do, from the first action (every action here
+    # came at 8:40), not from joining as the standings do.
+    assert player["best_time_ms"] == player["daily"]["best_time_ms"] == 0
+    assert player["daily"]["played"] == player["daily"]["won"] == 1

@@ -173,6 +173,10 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
             scan.add(reader.get(f"{base}/states/{seq}"))
         scan.add(reader.get(f"{base}/states/{version + 1}"))
         scan.add(reader.get("/api/v1/players/alice"))
+        # The browser's lobby, TV and archive pages read these: the game is live on them.
+        scan.add(reader.get("/api/v1/games/live"))
+        scan.add(reader.get("/api/v1/tv"))
+        scan.add(reader.get("/api/v1/challenges"))
 
 
 RULESETS = list(engine.RULESETS)

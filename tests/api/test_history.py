@@ -47,6 +47,20 @@ def test_events_in_seq_order_with_effects_and_actor(api, played):
     assert events[3]["effects"]["undid"] == 3
 
 
+def test_a_move_names_the_face_up_card_it_took_on_every_page(api, alice, sample_deal):
+    user = alice[0]
+    game_id = services.game_create(owner=user, deal=sample_deal).game_id
+    moved_card = api.get(f"/api/v1/games/{game_id}").json()["columns"][1][5]
+    services.game_command(game_id=game_id, actor=user, command=FIRST_MOVE)
+    services.game_command(game_id=game_id, actor=user, command={"type": "resign"})
+
+    whole = api.get(f"/api/v1/games/{game_id}/events").json()["results"]
+    later = api.get(f"/api/v1/games/{game_id}/events?after=1").json()["results"]
+
+    assert [e.get("card") for e in whole] == [None, moved_card, None]
+    assert later[0]["card"] == moved_card  # the replay up to a page's start knows it too
+
+
 def test_events_after_n(api, played):
     response = api.get(f"/api/v1/games/{played}/events?after=2")
 

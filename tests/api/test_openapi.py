@@ -17,6 +17,7 @@ from openapi_core.exceptions import OpenAPIError
 from games import clock
 from games.dailies import challenges as dailies
 from games.dailies import contests
+from games.dailies.models import DailyChallenge
 from games.writes import services
 
 pytestmark = pytest.mark.django_db
@@ -36,6 +37,10 @@ OPERATIONS = {
     ("/api/v1/games/{game_id}/hints", "post"): ("game_hint_take", 200),
     ("/api/v1/games/{game_id}/analysis", "get"): ("game_analysis", 200),
     ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
+    ("/api/v1/games/live", "get"): ("game_live", 200),
+    ("/api/v1/tv", "get"): ("tv_get", 200),
+    ("/api/v1/challenges", "get"): ("challenge_month", 200),
+    ("/api/v1/challenges/{date}/solution/{step}", "get"): ("challenge_solution", 200),
     ("/api/v1/challenges/today", "get"): ("challenge_today", 200),
     ("/api/v1/challenges/{date}", "get"): ("challenge_get", 200),
     ("/api/v1/challenges/{date}/join", "post"): ("challenge_join", 201),
@@ -99,7 +104,15 @@ def test_the_game_schema_declares_exactly_the_keys_games_carry(document, as_staf
 
 def test_the_event_and_error_schemas_declare_their_keys(document):
     schemas = document["components"]["schemas"]
-    assert set(schemas["Event"]["properties"]) == {"seq", "type", "data", "by", "at", "effects"}
+    assert set(schemas["Event"]["properties"]) == {
+        "seq",
+        "type",
+        "data",
+        "by",
+        "at",
+        "effects",
+        "card",
+    }
     assert set(schemas["Effects"]["properties"]) == {"points", "flipped", "removed", "undid"}
     assert set(schemas["Error"]["properties"]) == {
         "code",
@@ -142,6 +155,15 @@ def test_every_success_body_validates(api, alice, bob, sample_deal):
     player.post("/api/v1/challenges/today/join")  # 200: joined before
     anyone.get("/api/v1/challenges/today/standings")
     anyone.get(f"/api/v1/challenges/{dailies.today().isoformat()}")
+    yesterday = dailies.today() - dt.timedelta(days=1)
+    DailyChallenge.objects.create(
+        date=yesterday, rules="classic", seed=0, solution=[{"type": "deal"}], created_at=clock.now()
+    )
+    player.get("/api/v1/challenges")
+    anyone.get(f"/api/v1/challenges?month={yesterday:%Y-%m}")
+    anyone.get(f"/api/v1/challenges/{yesterday}/solution/1")
+    anyone.get("/api/v1/games/live")
+    anyone.get("/api/v1/tv")
     anyone.get("/api/v1/leaderboards")
     player.get("/api/v1/leaderboards/classic/wins?period=week")
     later = player.post("/api/v1/races", {"countdown": 60, "time_limit": 60}).json()

@@ -1,4 +1,5 @@
-"""Real servers for end-to-end tests: daphne processes on the test database.
+"""Real servers and a real browser for end-to-end tests: daphne processes on the test
+database, and Debian's chromium driven by Playwright.
 
 ``live_server_factory`` starts ``daphne scorpion_server.asgi:application`` in a subprocess
 pointed at the database pytest-django created (so rows a transactional test commits are
@@ -8,6 +9,7 @@ servers over real HTTP and real WebSockets.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -17,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -188,3 +191,85 @@ def live_server_factory(
         except subprocess.TimeoutExpired:
             server.process.kill()
             server.process.wait()
+
+
+# --- the browser (the web client's tests) --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: str, chromium_args: list[str]) -> Iterator[Any]:
+    """One chromium for a test module; each test opens its own contexts (``pages``)."""
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop in this thread; the tests' ORM calls (users,
+    # challenges) are plain synchronous code that runs between browser calls.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=chromium_args)
+        yield launched
+        launched.close()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: ``$SCORPION_SCREENSHOTS``, or a folder under pytest's temporary
+    directory; its path is printed (``-s``) and written to ``web-screenshots.txt`` in
+    pytest's base temporary folder."""
+    folder = Path(os.environ.get("SCORPION_SCREENSHOTS") or tmp_path_factory.mktemp("web-shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    (tmp_path_factory.getbasetemp() / "web-screenshots.txt").write_text(f"{folder}\n")
+    print(f"\nweb client screenshots: {folder}")
+    return folder
+
+
+@pytest.fixture
+def pages(browser: Any, server: Any) -> Iterator[Callable[..., Any]]:
+    """Open a page in a fresh browser context, signed in as ``player`` (anything with
+    ``name`` and ``token``) if given, ``size`` pixels wide and high, with a touch screen if
+    ``touch``. Any script error or CSP violation on any page fails the test."""
+    contexts: list[Any] = []
+    problems: list[str] = []
+
+    def open_page(
+        player: Any = None,
+        *,
+        lang: str = "en",
+        path: str = "/",
+        size: tuple[int, int] = (1280, 900),
+        touch: bool = False,
+    ) -> Any:
+        context = browser.new_context(
+            viewport={"width": size[0], "height": size[1]},
+            locale="en-GB",
+            has_touch=touch,
+            is_mobile=touch,
+        )
+        seed = {"scorpion.lang": lang}
+        if player:
+            seed |= {"scorpion.token": player.token, "scorpion.username": player.name}
+        # Stored once per tab, as the sign-in page would have.
+        context.add_init_script(
+            "if (!sessionStorage.getItem('seeded')) {"
+            f" for (const [k, v] of Object.entries({json.dumps(seed)})) localStorage.setItem(k, v);"
+            " sessionStorage.setItem('seeded', '1'); }"
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on("console", lambda message: _console(message, problems))
+        page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
+        page.goto(server.http + path)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    assert problems == []
+
+
+def _console(message: Any, problems: list[str]) -> None:
+    # Chromium logs every 4xx answer as "Failed to load resource"; refused moves are 422s.
+    if message.type == "error" and "Failed to load resource" not in message.text:
+        problems.append(f"console: {message.text}")

@@ -2,20 +2,17 @@
 server: every test acts only through the pages, as a person would (clicks, drags, keys),
 and checks what the pages show against the API.
 
-One server and one browser serve the whole module (each test opens its own contexts).
-Screenshots of every screen, 1280 and 360 pixels wide, go to ``$SCORPION_SCREENSHOTS`` or
-else to a folder under pytest's temporary directory; its path is printed (``-s``) and
-written to ``web-screenshots.txt`` in pytest's base temporary folder.
+One server and one browser serve the whole module (each test opens its own contexts:
+``pages``, in conftest.py). Screenshots of every screen, 1280 and 360 pixels wide, go to
+``shots`` (conftest.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,68 +92,6 @@ class Player:
 @pytest.fixture(scope="module")
 def server(live_server_factory):
     return live_server_factory()
-
-
-@pytest.fixture(scope="module")
-def browser(chromium: str, chromium_args: list[str]) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop in this thread; the tests' ORM calls (users,
-    # challenges) are plain synchronous code that runs between browser calls.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium, args=chromium_args)
-        yield launched
-        launched.close()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = Path(os.environ.get("SCORPION_SCREENSHOTS") or tmp_path_factory.mktemp("web-shots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    (tmp_path_factory.getbasetemp() / "web-screenshots.txt").write_text(f"{folder}\n")
-    print(f"\nweb client screenshots: {folder}")
-    return folder
-
-
-@pytest.fixture
-def pages(browser: Any, server: Any) -> Iterator[Callable[..., Any]]:
-    """Open a page in a fresh browser context, signed in as ``player`` if given. Any script
-    error or CSP violation on any page fails the test."""
-    contexts: list[Any] = []
-    problems: list[str] = []
-
-    def open_page(player: Player | None = None, *, lang: str = "en", path: str = "/") -> Any:
-        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
-        seed = {"scorpion.lang": lang}
-        if player:
-            seed |= {"scorpion.token": player.token, "scorpion.username": player.name}
-        # Stored once per tab, as the sign-in page would have.
-        context.add_init_script(
-            "if (!sessionStorage.getItem('seeded')) {"
-            f" for (const [k, v] of Object.entries({json.dumps(seed)})) localStorage.setItem(k, v);"
-            " sessionStorage.setItem('seeded', '1'); }"
-        )
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-        page.on("console", lambda message: _console(message, problems))
-        page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
-        page.goto(server.http + path)
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert problems == []
-
-
-def _console(message: Any, problems: list[str]) -> None:
-    # Chromium logs every 4xx answer as "Failed to load resource"; refused moves are 422s.
-    if message.type == "error" and "Failed to load resource" not in message.text:
-        problems.append(f"console: {message.text}")
 
 
 def register(server: Any, name: str) -> Player:

@@ -19,6 +19,14 @@ CLIENT_PAGES = [
     "/daily/2026-11-30",
     "/games/6f1c0000-0000-0000-0000-000000000000",
     "/players/%3Cimg%20src%3Dx%3E",
+    "/archive",
+    "/archive/2026-11",
+    "/races",
+    "/races/K7QH2M",
+    "/arenas",
+    "/arenas/6f1c0000-0000-0000-0000-000000000000",
+    "/leaderboards",
+    "/tv",
 ]
 
 
@@ -145,3 +153,16 @@ def test_every_string_the_modules_name_exists_in_english():
         used |= set(re.findall(r'\bt\("([a-z_][\w.]*)"', module.read_text(encoding="utf-8")))
     assert used, 'no t("…") calls found'
     assert sorted(used - english) == []
+
+
+def test_every_plural_the_modules_name_has_its_forms_in_english():
+    english = keys_of("en")
+    root = finders.find("web/js/main.js")
+    assert root
+    used: set[str] = set()
+    for module in Path(root).parent.rglob("*.js"):
+        used |= set(re.findall(r'\bplural\("([a-z_][\w.]*)"', module.read_text(encoding="utf-8")))
+    assert used, 'no plural("…") calls found'
+    # Intl.PluralRules picks the form; every language falls back to "other".
+    assert sorted(key for key in used if f"{key}.other" not in english) == []
+    assert sorted(key for key in used if key in english) == []  # no form-less leftovers

@@ -67,6 +67,7 @@ export async function request(path, { method = "GET", body, headers = {}, signal
     if (error.name === "AbortError") throw error;
     throw new NetworkError(error.message);
   }
+  if (response.status === 304) return { data: null, response }; // the caller's copy stands
   const text = await response.text();
   let data = null;
   try {
@@ -86,8 +87,37 @@ export async function request(path, { method = "GET", body, headers = {}, signal
   return { data, response };
 }
 
+const prefetched = new Map();
+
+/**
+ * Start reading `path` now, before the page that needs it has loaded its modules: the next
+ * get() of the same path takes this answer instead of asking again (main.js prefetches the
+ * data of the page it is opening, so the first board waits one round trip less).
+ */
+export function prefetch(path) {
+  const answer = request(path);
+  answer.catch(() => {}); // whoever takes it handles a failure
+  prefetched.set(path, { answer, at: performance.now() });
+}
+
+/** A prefetched answer is taken once, and only while fresh (a page left before it used
+ *  its data must not show that data later). */
+const PREFETCH_FRESH_MS = 3000;
+
 export async function get(path, options) {
+  const early = !options && prefetched.get(path);
+  if (early) prefetched.delete(path);
+  if (early && performance.now() - early.at < PREFETCH_FRESH_MS) return (await early.answer).data;
   return (await request(path, options)).data;
+}
+
+/**
+ * Read `path` unless it is still `etag` (a conditional GET): `{data, etag}`, with `data`
+ * null when nothing changed (304: nothing was sent again).
+ */
+export async function getIfChanged(path, etag = null) {
+  const { data, response } = await request(path, { headers: etag ? { "If-None-Match": etag } : {} });
+  return { data, etag: response.headers.get("ETag") || etag };
 }
 
 export async function post(path, body, options = {}) {
@@ -154,11 +184,40 @@ export async function command(gameId, action, version, { onRetry } = {}) {
 
 export const game = (id) => get(`/games/${encodeURIComponent(id)}`);
 export const moves = (id) => get(`/games/${encodeURIComponent(id)}/moves`);
+/** Take the hint for game `id` (the owner's: in a daily, race or arena game the server
+ *  records it). The one place the client asks for a hint. */
 export const hint = (id) => post(`/games/${encodeURIComponent(id)}/hints`);
 export const state = (id, version) => get(`/games/${encodeURIComponent(id)}/states/${version}`);
 export const player = (name) => get(`/players/${encodeURIComponent(name)}`);
 export const challenge = (date = "today") => get(`/challenges/${encodeURIComponent(date)}`);
 export const standings = (date) => get(`/challenges/${encodeURIComponent(date)}/standings`);
+export const month = (yyyyMm) => get(`/challenges?month=${encodeURIComponent(yyyyMm)}`);
+export const solutionStep = (date, step) => get(`/challenges/${encodeURIComponent(date)}/solution/${step}`);
+export const race = (key) => get(`/races/${encodeURIComponent(key)}`);
+export const raceStandings = (key) => get(`/races/${encodeURIComponent(key)}/standings`);
+export const raceGames = (key) => get(`/races/${encodeURIComponent(key)}/games`);
+export const arena = (id) => get(`/arenas/${encodeURIComponent(id)}`);
+export const arenaStandings = (id) => get(`/arenas/${encodeURIComponent(id)}/standings`);
+export const arenaGames = (id) => get(`/arenas/${encodeURIComponent(id)}/games`);
+export const boards = () => get("/leaderboards");
+
+/** A page of a leaderboard: `query` holds period, at, limit (and cursor from `next`). */
+export function leaderboard(scope, metric, query = {}) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value != null && value !== "") params.set(name, value);
+  return get(`/leaderboards/${encodeURIComponent(scope)}/${encodeURIComponent(metric)}?${params}`);
+}
+
+/** Every page of a list endpoint that pages with `next` (races, arenas), up to `most`. */
+export async function all(path, most = 200) {
+  const found = [];
+  for (let next = path; next && found.length < most; ) {
+    const page = await get(next);
+    found.push(...page.results);
+    next = page.next ? relative(page.next) : null;
+  }
+  return found;
+}
 
 /** Every event of a game after `after`, following `next` pages. */
 export async function events(id, after = 0) {

@@ -53,6 +53,18 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
 }
 
+/**
+ * The plural form of `key` that suits `n` in the page's language (Intl.PluralRules:
+ * `key.one`, `key.few`, `key.many`, `key.other`, falling back to `key.other`), with {n}
+ * filled in as a number of that language and `params` as in t().
+ */
+export function plural(key, n, params = {}) {
+  const form = new Intl.PluralRules(current).select(n);
+  const strings = loaded[current] || EN;
+  const chosen = `${key}.${form}` in strings ? `${key}.${form}` : `${key}.other`;
+  return t(chosen, { n: num(n), ...params });
+}
+
 /** A number in the page's language. */
 export function num(value, options) {
   return new Intl.NumberFormat(current, options).format(value);

@@ -199,11 +199,11 @@ export class GameFeed extends Resumable {
   }
 }
 
-/** Watch a day's race: `onStandings(results)` first and after every change. */
+/** Watch a day's race: `onStandings(results, arrived)` first and after every change. */
 export class StandingsFeed extends Resumable {
   constructor(date, { onStandings, onStatus, onFatal }) {
     super({
-      onFrame: (frame) => frame.type === "standings" && onStandings(frame.results),
+      onFrame: (frame, arrived) => frame.type === "standings" && onStandings(frame.results, arrived),
       onStatus,
       onFatal,
     });
@@ -213,5 +213,34 @@ export class StandingsFeed extends Resumable {
 
   url() {
     return socketUrl(`/ws/challenges/${encodeURIComponent(this.date)}/`, {});
+  }
+}
+
+/**
+ * Watch a race (`kind` "races", by id or code) or an arena (`kind` "arenas"): `on.contest(race
+ * or arena)` first and at its start and finish, `on.countdown(seconds)` before a race starts,
+ * `on.standings(results, arrived)` after every change, `on.start(contest)`, and
+ * `on.finish(contest, results)` when the results are final.
+ */
+export class ContestFeed extends Resumable {
+  constructor(kind, key, on) {
+    super({ onFrame: (frame, arrived) => this.frame(frame, arrived), onStatus: on.status, onFatal: on.fatal });
+    this.kind = kind;
+    this.key = key;
+    this.on = on;
+    this.open();
+  }
+
+  url() {
+    return socketUrl(`/ws/${this.kind}/${encodeURIComponent(this.key)}/`, {});
+  }
+
+  frame(frame, arrived) {
+    const on = this.on;
+    if (frame.type === "race" || frame.type === "arena") on.contest?.(frame[frame.type]);
+    else if (frame.type === "countdown") on.countdown?.(frame.seconds, frame.starts_at);
+    else if (frame.type === "standings") on.standings?.(frame.results, arrived);
+    else if (frame.type === "start") on.start?.(frame.race || frame.arena);
+    else if (frame.type === "finish") on.finish?.(frame.race || frame.arena, frame.results);
   }
 }

@@ -1,16 +1,26 @@
-// The client's entry point: the header, the language, and a router over the pages that the
-// server answers with this same shell (/, /signin, /daily, /games/<id>, /players/<name>).
+// The client's entry point: the header, the language, and the table of the pages that the
+// server answers with this same shell (web/urls.py lists them). Views are loaded on demand,
+// and the data a page needs first is asked for at once, while its modules load; views reach
+// other pages through router.js, never through here.
 
 import * as api from "./api.js";
-import { h, replace, modal } from "./dom.js";
+import { h, replace } from "./dom.js";
 import { LANGS, getLang, loadLang, onLangChange, setLang, t } from "./i18n.js";
+import { navigate, onNavigate } from "./router.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./views/lobby.js")],
   [/^\/signin$/, () => import("./views/signin.js")],
   [/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, () => import("./views/daily.js")],
-  [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js")],
+  [/^\/archive(?:\/(?<month>\d{4}-\d{2}))?$/, () => import("./views/archive.js")],
+  [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js"), ({ id }) => [`/games/${encodeURIComponent(id)}`]],
   [/^\/players\/(?<name>[^/]+)$/, () => import("./views/profile.js")],
+  [/^\/races$/, () => import("./views/races.js")],
+  [/^\/races\/(?<key>[^/]+)$/, () => import("./views/race.js")],
+  [/^\/arenas$/, () => import("./views/arenas.js")],
+  [/^\/arenas\/(?<id>[^/]+)$/, () => import("./views/arena.js")],
+  [/^\/leaderboards$/, () => import("./views/leaderboards.js")],
+  [/^\/tv$/, () => import("./views/tv.js")],
 ];
 
 const main = document.getElementById("main");
@@ -18,34 +28,33 @@ const header = document.getElementById("site-header");
 let unmount = null;
 let generation = 0;
 
-/** Go to a client page without reloading (pushes history). */
-export function navigate(path, { replace: replacing = false } = {}) {
-  if (replacing) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
-  route();
-}
-
 async function route() {
   const mine = ++generation;
   unmount?.();
   unmount = null;
   const path = location.pathname;
-  const match = ROUTES.map(([pattern, load]) => [path.match(pattern), load]).find(([m]) => m);
+  const match = ROUTES.map(([pattern, load, data]) => [path.match(pattern), load, data]).find(([m]) => m);
   renderHeader();
   if (!match) {
     replace(main, h("div", { class: "panel narrow" }, h("h1", { text: t("notfound.title") }), h("p", {}, h("a", { href: "/", text: t("nav.lobby") }))));
     return;
   }
-  const [found, load] = match;
-  const view = await load();
-  if (mine !== generation) return;
+  const [found, load, data] = match;
   const params = Object.fromEntries(
     Object.entries(found.groups || {}).map(([k, v]) => [k, v && decodeURIComponent(v)]),
   );
+  for (const wanted of data?.(params) || []) api.prefetch(wanted);
+  const view = await load();
+  if (mine !== generation) return;
   replace(main);
   main.className = `view-${view.name || "page"}`;
   unmount = view.mount(main, params, new URLSearchParams(location.search)) || null;
   window.scrollTo(0, 0);
+}
+
+/** The shortcuts dialog, loaded when first asked for. */
+function showHelp() {
+  return import("./help.js").then((m) => m.showHelp());
 }
 
 function renderHeader() {
@@ -72,14 +81,18 @@ function renderHeader() {
         "nav",
         { class: "nav", "aria-label": t("nav.main") },
         link("/", t("nav.lobby"), here === "/"),
-        link("/daily", t("nav.daily"), here.startsWith("/daily")),
+        link("/daily", t("nav.daily"), here.startsWith("/daily") || here.startsWith("/archive")),
+        link("/races", t("nav.races"), here.startsWith("/races")),
+        link("/arenas", t("nav.arenas"), here.startsWith("/arenas")),
+        link("/leaderboards", t("nav.boards"), here.startsWith("/leaderboards")),
+        link("/tv", t("nav.tv"), here === "/tv"),
         me ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,
       ),
       h(
         "div",
         { class: "header-tools" },
         language,
-        h("button", { type: "button", class: "btn btn-ghost btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: showHelp }),
+        h("button", { type: "button", class: "btn btn-ghost btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: () => showHelp() }),
         me
           ? h("button", { type: "button", class: "btn btn-ghost", id: "signout", text: t("nav.signout"), onclick: () => { api.signOut(); navigate("/"); } })
           : here === "/signin"
@@ -90,41 +103,11 @@ function renderHeader() {
   );
 }
 
-export function showHelp() {
-  const keys = [
-    ["← → ↑ ↓", t("help.arrows")],
-    [t("help.enter_keys"), t("help.enter")],
-    ["1 … 9, 0", t("help.digits")],
-    ["Esc", t("help.escape")],
-    ["D", t("action.deal")],
-    ["U", t("action.undo")],
-    ["H", t("action.hint")],
-    ["R", t("action.restart")],
-    ["X", t("action.resign")],
-  ];
-  modal({
-    title: t("help.title"),
-    body: [
-      h("p", { text: t("help.intro") }),
-      h("dl", { class: "keys" }, keys.map(([k, v]) => [h("dt", {}, h("kbd", { text: k })), h("dd", { text: v })])),
-    ],
-    buttons: [{ label: t("dialog.close"), value: "close", primary: true }],
-  });
-}
-
-// Same-origin links route in the page; the API, admin and docs load for real.
-document.addEventListener("click", (event) => {
-  const a = event.target.closest("a[href]");
-  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || a.target) return;
-  const url = new URL(a.href, location.href);
-  if (url.origin !== location.origin || /^\/(api|admin|static|ws)\//.test(url.pathname)) return;
-  event.preventDefault();
-  navigate(url.pathname + url.search);
-});
-addEventListener("popstate", route);
+onNavigate(route);
 api.onSessionChange(() => renderHeader());
 onLangChange(() => route());
 
+if (!location.pathname.startsWith("/signin")) api.prefetch("/rules"); // nearly every page draws rulesets
 await loadLang(getLang());
 document.documentElement.lang = getLang();
 route();

@@ -1,9 +1,9 @@
 // Pieces shared by several pages: ruleset names and descriptions, status badges, a countdown,
-// a game row, polling that pauses while the tab is hidden.
+// a game row, a page-sized error, polling that pauses while the tab is hidden.
 
 import * as api from "./api.js";
 import { clock, h } from "./dom.js";
-import { ago, num, t } from "./i18n.js";
+import { ago, num, plural, t } from "./i18n.js";
 
 let rulesCache = null;
 
@@ -90,8 +90,8 @@ export function gameRow(game, { showOwner = true } = {}, rulesByName = {}) {
       ),
       h("span", { class: "game-stats" },
         statusBadge(game),
-        h("span", { class: "stat", text: t("stats.score_n", { n: num(game.score) }) }),
-        h("span", { class: "stat", text: t("stats.moves_n", { n: num(game.moves) }) }),
+        h("span", { class: "stat", text: plural("stats.score_n", game.score) }),
+        h("span", { class: "stat", text: plural("stats.moves_n", game.moves) }),
         h("span", { class: "stat", text: `${game.removed.length}/${goal} ${t("stats.sequences_short")}` }),
         h("span", { class: "stat muted", text: ago(game.finished_at || game.created_at) }),
       ),
@@ -127,4 +127,65 @@ export function poll(fn, ms) {
     clearTimeout(timer);
     document.removeEventListener("visibilitychange", visibility);
   };
+}
+
+/** A page-sized explanation of an error answer. */
+export function problem(error, { notFound = t("game.not_found"), title = t("game.unavailable") } = {}) {
+  const messages = {
+    private_game: t("game.private"),
+    challenge_in_progress: t("game.in_progress"),
+    contest_in_progress: t("game.contest_in_progress"),
+    not_found: notFound,
+  };
+  const text = error instanceof api.ApiError ? messages[error.code] || error.detail : t("error.network");
+  return h("div", { class: "panel narrow" }, h("h1", { text: title }), h("p", { id: "problem", text }), h("a", { href: "/", class: "btn", text: t("nav.back_lobby") }));
+}
+
+/**
+ * A row of tabs (the ARIA tabs pattern: one tab stop, arrows move between tabs): `items`
+ * are [value, label]; `onSelect(value)` when one is chosen.
+ */
+export function tabs(label, items, selected, onSelect, { id } = {}) {
+  const list = h("div", { class: "tabs", role: "tablist", "aria-label": label, id });
+  const buttons = items.map(([value, text]) =>
+    h("button", {
+      type: "button",
+      role: "tab",
+      class: "tab",
+      "data-value": value,
+      "aria-selected": String(value === selected),
+      tabindex: value === selected ? "0" : "-1",
+      text,
+      onclick: () => onSelect(value),
+    }),
+  );
+  list.append(...buttons);
+  list.addEventListener("keydown", (event) => {
+    const at = buttons.indexOf(event.target);
+    const step = { ArrowRight: 1, ArrowLeft: -1, Home: -at, End: buttons.length - 1 - at }[event.key];
+    if (at < 0 || step === undefined) return;
+    event.preventDefault();
+    const next = buttons[(at + step + buttons.length) % buttons.length];
+    next.focus();
+    next.click();
+  });
+  return list;
+}
+
+/** "1:05:09"-style text for a leaderboard or record value of `metric`. */
+export function metricValue(metric, value) {
+  if (value == null) return "—";
+  if (metric === "best_time") return `${clock(value)}.${Math.floor((value % 1000) / 100)}`;
+  return num(value);
+}
+
+/** An arena's points table (docs/api.md#arena-points), from its `points`. */
+export function pointsTable(points) {
+  const row = (what, value) => h("tr", {}, h("th", { scope: "row", text: what }), h("td", { class: "num", text: value }));
+  return h("table", { class: "table points-table" },
+    h("tbody", {},
+      row(t("arena.p_win"), t("arena.p_win_value", { win: points.win, bonus: points.speed_bonus, step: points.speed_step_seconds })),
+      row(t("arena.p_aided"), num(points.aided_win)),
+      row(t("arena.p_other"), t("arena.p_other_value", { n: points.sequence })),
+    ));
 }

@@ -1,16 +1,17 @@
-// The lobby: start a game, today's challenge, my games, and the public games being played
-// now (refreshed every few seconds while the page is visible).
+// The lobby: start a game, today's challenge, races and arenas, my games, and the public
+// games being played now (asked again every few seconds while the page is visible, with a
+// conditional GET: nothing comes back until the list changes).
 
 import * as api from "../api.js";
 import { h, replace, toast } from "../dom.js";
-import { t } from "../i18n.js";
-import { navigate } from "../main.js";
+import { plural, t } from "../i18n.js";
+import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
 
 export const name = "lobby";
 
-/** How often the list of live games is read again (GET /games has no feed to subscribe to). */
-const LIVE_POLL_MS = 5000;
+/** How often the list of live games is asked for again (If-None-Match: a 304 is a few bytes). */
+const LIVE_POLL_MS = 8000;
 
 export function mount(root) {
   const me = api.session();
@@ -19,18 +20,32 @@ export function mount(root) {
   const daily = h("section", { class: "panel daily-card", "aria-labelledby": "daily-title" });
   const mine = h("section", { class: "panel", "aria-labelledby": "my-games-title" });
   const live = h("section", { class: "panel", "aria-labelledby": "live-title" });
+  const more = h("section", { class: "panel more", "aria-labelledby": "more-title" },
+    h("h2", { id: "more-title", text: t("lobby.more") }),
+    h("ul", { class: "more-list" },
+      h("li", {}, h("a", { href: "/races", id: "races-link", text: t("lobby.races") }), h("span", { class: "muted small", text: t("lobby.races_about") })),
+      h("li", {}, h("a", { href: "/arenas", text: t("lobby.arenas") }), h("span", { class: "muted small", text: t("lobby.arenas_about") })),
+      h("li", {}, h("a", { href: "/tv", text: t("lobby.tv") }), h("span", { class: "muted small", text: t("lobby.tv_about") })),
+      h("li", {}, h("a", { href: "/leaderboards", text: t("lobby.boards") }), h("span", { class: "muted small", text: t("lobby.boards_about") })),
+    ),
+  );
   root.append(
     h("div", { class: "lobby" },
       h("div", { class: "lobby-main" }, newGame, me ? mine : null),
-      h("div", { class: "lobby-side" }, daily, live),
+      h("div", { class: "lobby-side" }, daily, more, live),
     ),
   );
 
   rulesets()
     .then((rules) => {
       renderNewGame(newGame, rules, me);
-      if (me) stops.push(poll(() => loadMine(mine, me, rules), 15000));
-      stops.push(poll(() => loadLive(live, me, rules), LIVE_POLL_MS));
+      if (me) loadMine(mine, me, rules).catch(() => {});
+      let etag = null;
+      stops.push(poll(async () => {
+        const answer = await api.getIfChanged("/games/live?limit=12", etag);
+        etag = answer.etag;
+        if (answer.data) showLive(live, me, rules, answer.data.results);
+      }, LIVE_POLL_MS));
     })
     .catch(() => replace(newGame, h("p", { class: "form-error", text: t("error.network") })));
   loadDaily(daily, stops);
@@ -97,8 +112,9 @@ async function loadDaily(panel, stops) {
       h("h2", { id: "daily-title", text: t("daily.title") }),
       h("p", { class: "daily-date", text: data.date }),
       h("p", { class: "daily-left" }, h("span", { class: "muted", text: t("daily.ends_in") + " " }), left),
-      h("p", { class: "muted", text: t("daily.participants", { n: data.participants }) }),
+      h("p", { class: "muted", text: plural("daily.participants", data.participants) }),
       h("a", { href: "/daily", class: "btn btn-gold btn-wide", id: "daily-link", text: t("daily.race") }),
+      h("a", { href: "/archive", class: "small archive-link", text: t("archive.link") }),
     );
   } catch {
     replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: "form-error", text: t("error.network") }));
@@ -118,9 +134,8 @@ async function loadMine(panel, me, rules) {
   );
 }
 
-async function loadLive(panel, me, rules) {
-  const page = await api.gamesPage({ status: "playing", limit: 30 });
-  const games = page.results.filter((g) => g.public && g.owner !== me?.username).slice(0, 12);
+function showLive(panel, me, rules, results) {
+  const games = results.filter((g) => g.owner !== me?.username);
   if (unchanged(panel, games)) return;
   replace(
     panel,

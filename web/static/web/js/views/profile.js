@@ -1,12 +1,14 @@
-// A player's record (GET /players/{username}) and their games.
+// A player's record (GET /players/{username}): totals, the dailies, each ruleset's record
+// (played, won, win rate, best time, streaks), and their games.
 
 import * as api from "../api.js";
-import { clock, h, replace } from "../dom.js";
+import { h, replace } from "../dom.js";
 import { num, t } from "../i18n.js";
-import { problem } from "./game.js";
-import { gameRow, rulesets } from "../widgets.js";
+import { gameRow, metricValue, problem, rulesets, rulesTitle } from "../widgets.js";
 
 export const name = "profile";
+
+const percent = (rate) => num(rate, { style: "percent", maximumFractionDigits: 0 });
 
 export function mount(root, { name: username }) {
   let alive = true;
@@ -15,7 +17,12 @@ export function mount(root, { name: username }) {
   Promise.all([api.player(username), rulesets(), api.gamesPage({ owner: username, limit: 20 })])
     .then(([stats, rules, games]) => {
       if (!alive) return;
-      const tile = (label, value, id) => h("div", { class: "tile" }, h("span", { class: "tile-value", id, text: value }), h("span", { class: "tile-label", text: label }));
+      const tile = (label, value, id, link = null) => h("div", { class: "tile" },
+        link ? h("a", { href: `/games/${link}`, class: "tile-value", id, text: value, title: t("profile.best_game") }) : h("span", { class: "tile-value", id, text: value }),
+        h("span", { class: "tile-label", text: label }));
+      const time = (ms) => metricValue("best_time", ms);
+      const best = (record) => record.best_game ? h("a", { href: `/games/${record.best_game}`, text: time(record.best_time_ms), title: t("profile.best_game") }) : time(record.best_time_ms);
+      const daily = stats.daily;
       replace(
         page,
         h("section", { class: "panel" },
@@ -23,12 +30,41 @@ export function mount(root, { name: username }) {
           h("div", { class: "tiles" },
             tile(t("profile.played"), num(stats.played), "played"),
             tile(t("profile.won"), num(stats.won), "won"),
-            tile(t("profile.win_rate"), num(stats.win_rate, { style: "percent", maximumFractionDigits: 0 }), "win-rate"),
+            tile(t("profile.win_rate"), percent(stats.win_rate), "win-rate"),
+            tile(t("profile.best_time"), time(stats.best_time_ms), "best-time", stats.best_game),
+          ),
+          h("p", { class: "muted small", text: t("profile.best_time_note") }),
+        ),
+        h("section", { class: "panel", "aria-labelledby": "daily-record" },
+          h("h2", { id: "daily-record", text: t("profile.dailies") }),
+          h("div", { class: "tiles" },
+            tile(t("profile.days_played"), num(daily.played), "daily-played"),
+            tile(t("profile.days_won"), num(daily.won), "daily-won"),
             tile(t("profile.streak"), num(stats.streak), "streak"),
             tile(t("profile.best_streak"), num(stats.best_streak), "best-streak"),
-            tile(t("profile.best_time"), stats.best_time_ms == null ? "—" : clock(stats.best_time_ms), "best-time"),
+            tile(t("profile.best_daily"), time(daily.best_time_ms), "best-daily", daily.best_game),
           ),
           h("p", { class: "muted small", text: t("profile.streak_note") }),
+        ),
+        h("section", { class: "panel", "aria-labelledby": "rules-record" },
+          h("h2", { id: "rules-record", text: t("profile.by_rules") }),
+          stats.rulesets.length
+            ? h("div", { class: "table-wrap" }, h("table", { class: "table", id: "rules-stats" },
+                h("thead", {}, h("tr", {},
+                  h("th", { scope: "col", text: t("lobby.ruleset") }),
+                  [["profile.played"], ["profile.won"], ["profile.win_rate"], ["profile.best_time"], ["profile.streak_rules"], ["profile.best_streak"]].map(([label]) => h("th", { scope: "col", class: "num", text: t(label) })),
+                )),
+                h("tbody", {}, stats.rulesets.map((r) => h("tr", { "data-rules": r.rules },
+                  h("th", { scope: "row", text: rulesTitle(rules.byName[r.rules] || { name: r.rules, title: r.rules }) }),
+                  h("td", { class: "num", "data-col": "played", text: num(r.played) }),
+                  h("td", { class: "num", "data-col": "won", text: num(r.won) }),
+                  h("td", { class: "num", "data-col": "win-rate", text: percent(r.win_rate) }),
+                  h("td", { class: "num", "data-col": "best-time" }, best(r)),
+                  h("td", { class: "num", "data-col": "streak", text: num(r.streak) }),
+                  h("td", { class: "num", "data-col": "best-streak", text: num(r.best_streak) }),
+                ))),
+              ))
+            : h("p", { class: "muted", text: t("lobby.no_games") }),
         ),
         h("section", { class: "panel" },
           h("h2", { text: t("profile.games") }),
@@ -38,6 +74,6 @@ export function mount(root, { name: username }) {
         ),
       );
     })
-    .catch((error) => alive && replace(page, problem(error, { notFound: t("profile.not_found"), title: t("profile.not_found") })));
+    .catch((error) => alive && replace(page, problem(error, { notFound: t("profile.not_found", { name: username }), title: t("profile.unknown_title") })));
   return () => (alive = false);
 }

@@ -3,9 +3,12 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { navigate } from "../main.js";
+import { navigate } from "../router.js";
 
 export const name = "signin";
+
+/** Set once this browser has signed in: only then does the page greet with "Welcome back". */
+const RETURNING = "scorpion.returning";
 
 export function mount(root, _params, query) {
   let mode = query.get("mode") === "signup" ? "signup" : "signin";
@@ -30,7 +33,8 @@ export function mount(root, _params, query) {
   );
 
   function show() {
-    title.textContent = mode === "signup" ? t("auth.signup_title") : t("auth.signin_title");
+    const returning = localStorage.getItem(RETURNING);
+    title.textContent = mode === "signup" ? t("auth.signup_title") : returning ? t("auth.welcome_back") : t("auth.signin_title");
     submit.textContent = mode === "signup" ? t("auth.signup") : t("auth.signin");
     password.autocomplete = mode === "signup" ? "new-password" : "current-password";
     hint.textContent = mode === "signup" ? t("auth.password_rules") : "";
@@ -64,6 +68,7 @@ export function mount(root, _params, query) {
     try {
       if (mode === "signup") await api.signUp(username.value.trim(), password.value);
       else await api.signIn(username.value.trim(), password.value);
+      localStorage.setItem(RETURNING, "1");
       navigate(next, { replace: true });
     } catch (err) {
       error.textContent = describe(err);

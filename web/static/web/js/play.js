@@ -1,0 +1,245 @@
+// The owner's board with its commands: used by a game's own page, the daily race, a race's
+// deals and an arena's. In a daily, race or arena game the first hint asks first, and says
+// what it costs (the server records it and the standings mark the player as aided).
+
+import * as api from "./api.js";
+import { Board } from "./board.js";
+import { cardName } from "./cards.js";
+import { announce, clock, h, modal, toast } from "./dom.js";
+import { header, describe, scorebar } from "./gamebits.js";
+import { num, plural, t } from "./i18n.js";
+import { moving } from "./motion.js";
+import { navigate } from "./router.js";
+
+const HINTED = "scorpion.hinted";
+const CELEBRATION_PAUSE_MS = 1200;
+
+/** Whether this browser already showed a hint in game `id` (so no second warning). */
+function hintedBefore(id) {
+  return JSON.parse(localStorage.getItem(HINTED) || "[]").includes(id);
+}
+
+function rememberHint(id) {
+  const seen = JSON.parse(localStorage.getItem(HINTED) || "[]").filter((other) => other !== id);
+  localStorage.setItem(HINTED, JSON.stringify([id, ...seen].slice(0, 50)));
+}
+
+/** What a game races in, for the hint's warning: "daily", "race", "arena" or null. */
+function contestOf(game, kind) {
+  if (game.challenge) return "daily";
+  if (game.contest) return kind || "race";
+  return null;
+}
+
+/**
+ * Mount the owner's board of `initial` in `container`; returns a stop function.
+ * `onChange(game)` hears every new state; `onFinished(game)`, if given, replaces the end
+ * dialog (a race moves on to its next deal); `kind` names the contest ("race", "arena").
+ */
+/** The shortcuts dialog, loaded when first asked for. */
+function showHelp() {
+  return import("./help.js").then((m) => m.showHelp());
+}
+
+export function mountPlay(container, initial, rules, { onChange, onFinished, kind = null, heading = true } = {}) {
+  let game = initial;
+  let busy = false;
+  let stopped = false;
+  const score = scorebar(rules);
+  const board = new Board({ rules, onAction: (action) => act(action) });
+  const button = (id, label, key, onclick, extra = {}) =>
+    h("button", { type: "button", class: `btn btn-tool ${extra.class || ""}`, id, onclick, "aria-keyshortcuts": key, title: `${label} (${key})` },
+      h("span", { text: label }), h("kbd", { "aria-hidden": "true", text: key }));
+  const tools = {
+    deal: button("deal", t("action.deal"), "D", () => act({ type: "deal" })),
+    undo: button("undo", t("action.undo"), "U", () => act({ type: "undo" })),
+    hint: button("hint", t("action.hint"), "H", () => showHint()),
+    restart: button("restart", t("action.restart"), "R", () => confirmThen("restart")),
+    resign: button("resign", t("action.resign"), "X", () => confirmThen("resign"), { class: "btn-danger-ghost" }),
+  };
+  if (!rules.reserve) delete tools.deal; // three_blind_mice: nothing to deal
+  const toolbar = h("div", { class: "toolbar", role: "toolbar", "aria-label": t("game.actions") }, Object.values(tools),
+    h("button", { type: "button", class: "btn btn-tool btn-icon help-button", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: () => showHelp() }));
+  const banner = h("div", { class: "banner", role: "status", id: "banner", hidden: true });
+  const wrap = h("div", { class: "play" }, heading ? header(game, rules) : null, h("div", { class: "bar" }, score.el, toolbar), banner, board.el);
+  container.append(wrap);
+
+  board.el.addEventListener("picked", (event) => {
+    const { code, count, targets } = event.detail;
+    announce(
+      plural("play.picked", count, { card: cardName(code) }) + " " +
+      (targets.length ? t("play.targets", { cols: targets.join(", ") }) : t("play.no_targets")),
+    );
+  });
+
+  function show(next, event = null, previous = null) {
+    game = next;
+    score.update(game); // first: the board fits the room the score bar leaves it
+    board.update(game, { event, previous });
+    if (tools.deal) tools.deal.disabled = game.reserve === 0 || game.status !== "playing";
+    tools.undo.disabled = rules.undo_depth === 0 || game.status !== "playing";
+    for (const b of [tools.hint, tools.restart, tools.resign]) b.disabled = game.status !== "playing";
+    banner.textContent = game.status === "playing" && game.blocked ? t("play.blocked") : "";
+    banner.hidden = !banner.textContent;
+    onChange?.(game);
+    if (event) announce(describe(event, previous).spoken);
+    if (game.status === "playing") refreshMoves();
+    else if (event) setTimeout(finished, game.status === "won" && moving() ? CELEBRATION_PAUSE_MS : 0);
+    else finished();
+  }
+
+  async function refreshMoves() {
+    const version = game.version;
+    try {
+      const { moves } = await api.moves(game.id);
+      if (!stopped && game.version === version) board.setMoves(moves);
+    } catch {
+      // the board stays usable: the server still judges every drop
+    }
+  }
+
+  async function reload() {
+    try {
+      show(await api.game(game.id));
+    } catch (error) {
+      toast(error.detail || t("error.network"), "error");
+    }
+  }
+
+  async function act(action) {
+    if (busy || stopped || game.status !== "playing") return;
+    busy = true;
+    wrap.classList.add("busy");
+    let retrying = null;
+    try {
+      const previous = game;
+      const { event, game: next } = await api.command(game.id, action, game.version, {
+        onRetry: () => (retrying ??= toast(t("play.retrying"), "info", 8000)),
+      });
+      if (!stopped) show(next, event, previous);
+    } catch (error) {
+      if (error instanceof api.ApiError && error.status === 409) {
+        toast(t("play.conflict"), "info");
+        await reload();
+      } else if (error instanceof api.ApiError) {
+        toast(error.detail, "error");
+        board.render();
+      } else {
+        toast(t("error.offline"), "error");
+        await reload();
+      }
+    } finally {
+      retrying?.remove();
+      busy = false;
+      wrap.classList.remove("busy");
+    }
+  }
+
+  /** In a contest the first hint is confirmed first: it is recorded, and it costs. */
+  async function confirmHint() {
+    const contest = contestOf(game, kind);
+    if (!contest || hintedBefore(game.id)) return true;
+    const answer = await modal({
+      title: t("confirm.hint_title"),
+      className: "hint-confirm",
+      body: [h("p", { text: t(`confirm.hint_${contest}`) }), h("p", { class: "muted", text: t("confirm.hint_recorded") })],
+      buttons: [
+        { label: t("dialog.cancel"), value: "cancel", primary: true },
+        { label: t("confirm.hint_yes"), value: "yes" },
+      ],
+    });
+    return answer === "yes";
+  }
+
+  async function showHint() {
+    if (game.status !== "playing" || !(await confirmHint()) || stopped) return;
+    try {
+      const { move, recorded, version } = await api.hint(game.id);
+      if (recorded) rememberHint(game.id);
+      // In a contest the hint is recorded as an event: the board is unchanged, the version is not.
+      if (recorded && version > game.version) game = { ...game, version };
+      if (!move) {
+        toast(t("play.no_hint"));
+        return;
+      }
+      board.showHint(move);
+      const text = move.type === "deal" ? t("play.hint_deal") : t("play.hint_move", { card: cardName(move.card), to: move.to });
+      toast(text, "info", 3000);
+    } catch (error) {
+      toast(error.detail || t("error.network"), "error");
+    }
+  }
+
+  async function confirmThen(kind) {
+    const answer = await modal({
+      title: t(`confirm.${kind}_title`),
+      body: [h("p", { text: t(`confirm.${kind}_text`) })],
+      buttons: [
+        { label: t("dialog.cancel"), value: "cancel" },
+        { label: t(`action.${kind}`), value: "yes", primary: true, danger: kind === "resign" },
+      ],
+    });
+    if (answer === "yes") await act({ type: kind });
+  }
+
+  async function finished() {
+    if (stopped) return;
+    if (onFinished) return onFinished(game);
+    const won = game.status === "won";
+    const answer = await modal({
+      title: won ? t("end.won_title") : t("end.over_title"),
+      className: won ? "end won" : "end lost",
+      body: [
+        h("p", { class: "end-lead", text: won ? t("end.won_text") : t(`end.${game.status}_text`) }),
+        h("dl", { class: "end-stats" },
+          h("dt", { text: t("stats.score") }), h("dd", { text: num(game.score) }),
+          h("dt", { text: t("stats.moves") }), h("dd", { text: num(game.moves) }),
+          h("dt", { text: t("stats.sequences") }), h("dd", { text: `${game.removed.length}/${rules.sequences_to_win}` }),
+          h("dt", { text: t("stats.time") }), h("dd", { text: clock(new Date(game.finished_at || Date.now()) - new Date(game.created_at)) }),
+        ),
+      ],
+      buttons: [
+        ...(game.challenge ? [] : [{ label: t("end.again"), value: "again", primary: true }]),
+        { label: t("end.replay"), value: "replay", primary: Boolean(game.challenge) },
+        { label: t("end.lobby"), value: "lobby" },
+      ],
+    });
+    if (stopped) return;
+    if (answer === "again") {
+      try {
+        const next = await api.post("/games", { rules: game.rules, public: game.public });
+        navigate(`/games/${next.id}`);
+      } catch (error) {
+        toast(error.detail || t("error.network"), "error");
+      }
+    } else if (answer === "lobby") navigate("/");
+    else if (!game.challenge || answer === "replay") navigate(`/games/${game.id}`, { replace: true });
+  }
+
+  const keys = (event) => {
+    if (event.defaultPrevented || event.altKey || event.metaKey) return;
+    if (event.target.closest("input, select, textarea, dialog")) return;
+    const key = event.key.toLowerCase();
+    if (event.ctrlKey) {
+      if (key === "z") {
+        event.preventDefault();
+        act({ type: "undo" });
+      }
+      return;
+    }
+    const actions = { d: () => act({ type: "deal" }), u: () => act({ type: "undo" }), h: showHint, r: () => confirmThen("restart"), x: () => confirmThen("resign"), "?": () => showHelp() };
+    if (actions[key]) {
+      event.preventDefault();
+      actions[key]();
+    } else if (event.key === "Escape") board.unpick();
+  };
+  document.addEventListener("keydown", keys);
+  show(game);
+  return () => {
+    stopped = true;
+    document.removeEventListener("keydown", keys);
+    score.stop();
+    board.destroy();
+    wrap.remove();
+  };
+}
