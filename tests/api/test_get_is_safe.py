@@ -99,6 +99,7 @@ def world(settings, player) -> dict[str, Any]:
             str(game.game_id) for game in (open_day, closed, playing, private, finished, arena_game)
         ],
         "version": ["1"],
+        "step": ["0", "1"],
         "date": ["today", DAY.isoformat(), (DAY - dt.timedelta(days=1)).isoformat()],
         "race": [race.code],
         "arena": [str(arena.id)],

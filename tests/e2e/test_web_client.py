@@ -19,8 +19,11 @@ from typing import Any
 
 import httpx
 import pytest
+from django.test import override_settings
 
 from games import engine
+from games.dailies import challenges
+from tests.e2e.conftest import E2E_DAILY_SECRET
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -468,6 +471,8 @@ def test_a_username_with_markup_is_shown_as_text_everywhere(
     ).json()["token"]
     marked = Player(XSS_NAME, "pw-Markup-Cards-2026", token)
     game = new_game(marked, server, rules="classic", seed=7)
+    with override_settings(DAILY_SECRET=E2E_DAILY_SECRET):  # as the server's job would
+        challenges.prepare(challenges.today())
     with marked.client(server) as api:
         assert api.post("/challenges/today/join").status_code == 201
 
