@@ -229,9 +229,12 @@ def test_disconnect_leaves_no_group_membership(alice) -> None:
         sockets = [await connect(f"/ws/games/{game.game_id}/") for _ in range(3)]
         for ws in sockets:
             await frames(ws, 1)
-        assert len(layer.groups.get(group, {})) == 3
-        for ws in sockets:
+        # One member, the process's feed of the game, however many sockets watch it.
+        assert len(layer.groups.get(group, {})) == 1
+        for ws in sockets[:2]:
             await ws.disconnect()
+        assert len(layer.groups.get(group, {})) == 1
+        await sockets[2].disconnect()
         assert not layer.groups.get(group)
 
     run(scenario())
