@@ -77,8 +77,8 @@ class _Relay:
 
     def add(self, feed: Feed) -> None:
         """Watch over ``feed`` (an open feed of this loop)."""
-        self.feeds.add(feed)
         self._start()
+        self.feeds.add(feed)
 
     def remove(self, feed: Feed) -> None:
         self.feeds.discard(feed)
@@ -93,6 +93,7 @@ class _Relay:
     def _bind(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.loop is not loop:  # a new server loop (tests run several): start afresh
             self.loop, self.sweeper, self.prober = loop, None, None
+            self.feeds = set()
             self.up = asyncio.Event()
             self.up.set()
             metrics.channel_layer_up.set(1)
