@@ -16,13 +16,14 @@ import asyncio
 import contextlib
 import functools
 import json
-import os
 from typing import Any
 
-from scorpion_server.handler import http_application
+from scorpion_server import asgi
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-django_app = http_application()
+# The server's own HTTP application, and with it what the server process sets up when it
+# loads (scorpion_server.asgi: the startup objects frozen out of the garbage collector, whose
+# full collections would otherwise pause the loop for 100 ms and more and decide the p99).
+django_app = asgi.django_asgi_app
 
 from channels.layers import get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
