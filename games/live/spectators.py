@@ -165,7 +165,10 @@ class GameFeed(feeds.Feed[Spectator]):
             elif seq == spectator.last_sent + 1 and spectator.audience in texts:
                 spectator.held = []
                 spectator.last_sent = seq
-                await spectator.send(texts[spectator.audience])
+                try:
+                    await spectator.send(texts[spectator.audience])
+                except Exception:  # one socket's failure is not the others'
+                    logger.warning("game %s: could not send a frame", self.game_id, exc_info=True)
                 if spectator.held:
                     self._spawn(self._work(spectator))  # arrived while sending
                 else:
