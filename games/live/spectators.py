@@ -10,12 +10,13 @@ every event after it once, in ``seq`` order, none missed, whatever the channel l
 - **The common path.** The feed sends each published event (rendered once per audience by
   ``games.live.publish``) to every spectator whose last ``seq`` is the one before it: a loop
   with one send per spectator, nothing read, nothing rendered.
-- **Gaps.** An event already sent is dropped. One beyond the next (a dropped message) holds
-  the spectator and reads the missing events from the store in a task of its own, then
-  sends what waited in the hold: one spectator's gap never delays the others. A ping fills
-  a gap as well (a dropped message followed by silence), and so does the relay's sweep
-  (``games.live.relay``), which reads each game once per audience and resume point. While
-  the store is out of reach a gap stays open, and the socket too: the sweep fills it later.
+- **Gaps.** An event already sent is dropped. One beyond the next (a message the layer
+  dropped, so every local spectator missed it) holds the spectators behind and reads the
+  missing events from the store once per audience and resume point, in a task of its own,
+  then sends them and what waited in the holds: a gap never delays the feed. A ping fills a
+  gap as well (a dropped message followed by silence), and so does the relay's sweep
+  (``games.live.relay``). While the store is out of reach a gap stays open, and the socket
+  too: the sweep fills it later.
 - **Presence.** Every spectator counts as a viewer (``games.live.presence``); the feed
   renews its spectators' presence at once, and those who asked (``?watchers=1``) are sent
   each newer count.
@@ -157,6 +158,7 @@ class GameFeed(feeds.Feed[Spectator]):
     async def deliver(self, event: GameEvent) -> None:
         """A published event, to every local spectator."""
         seq, texts = event.seq, event.texts
+        behind: list[Spectator] = []
         for spectator in list(self.members):
             if spectator.held is not None:
                 spectator.held.append(event)
@@ -175,7 +177,31 @@ class GameFeed(feeds.Feed[Spectator]):
                     spectator.held = None
             else:  # a gap before it (or a message without this audience's frame)
                 spectator.held = [event]
-                self._spawn(self._work(spectator))
+                behind.append(spectator)
+        if behind:  # a message the layer dropped: every local spectator missed it
+            self._spawn(self._catch_up(behind, seq - 1))
+
+    async def _catch_up(self, behind: list[Spectator], upto: int) -> None:
+        """Fill the gap of spectators held by :meth:`deliver`: the events up to ``upto``
+        are read once per audience and resume point, then each spectator is sent them and
+        what waits in its hold."""
+        groups: dict[tuple[Audience, int], list[Spectator]] = {}
+        for spectator in behind:
+            groups.setdefault((spectator.audience, spectator.last_sent), []).append(spectator)
+        for (_, after), local in groups.items():
+            try:
+                frames = await database_sync_to_async(_stored)(
+                    self.game_id, local[0].viewer, after, upto
+                )
+            except (DatabaseError, psycopg.Error) as error:
+                logger.warning("game %s: could not read the store: %r", self.game_id, error)
+                for spectator in local:  # the gap stays open: a ping or the sweep fills it
+                    spectator.held = None
+                continue
+            for spectator in local:
+                assert spectator.held is not None
+                spectator.held.insert(0, _Stored(frames))
+                await self._work(spectator)
 
     async def offer(self, spectator: Spectator, item: _Item) -> None:
         """Hand ``spectator`` an item to send: now, or after what holds it."""
