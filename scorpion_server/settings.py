@@ -236,8 +236,9 @@ PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
 REDIS_URL = redis_url("REDIS_URL")
 WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
-# daphne closes a WebSocket after this many seconds (-1: never); a spectator's group
-# membership is renewed every WS_GROUP_EXPIRY / 2 meanwhile, so it is never dropped silently.
+# daphne closes a WebSocket after this many seconds (-1: never); the group membership of
+# the process's feed it is fed by is renewed every WS_GROUP_EXPIRY / 2 meanwhile
+# (games.live.feeds), so it is never dropped silently.
 WS_TIMEOUT = env_int("WS_TIMEOUT", default=86400, minimum=-1)
 # Largest WebSocket message a client may send: the transport (scorpion_server.transport)
 # closes the connection with 1009 past it.

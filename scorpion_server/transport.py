@@ -135,9 +135,9 @@ def arguments(host: str, port: str, *, quiet: bool = False) -> list[str]:
     return [
         *(("--verbosity", "0") if quiet else ()),
         *("--bind", host, "--port", port),
-        # A spectator may stay connected this long; its channel-layer group membership is
-        # renewed meanwhile (api.consumers), so it is never dropped silently before the
-        # socket closes and it can resume.
+        # A spectator may stay connected this long; the channel-layer group membership of
+        # its feed is renewed meanwhile (games.live.feeds), so it is never dropped silently
+        # before the socket closes and it can resume.
         *("--websocket_timeout", str(settings.WS_TIMEOUT)),
         *("--websocket-max-message-size", str(settings.WS_MAX_MESSAGE_BYTES)),
         *("--websocket-max-frame-size", str(settings.WS_MAX_MESSAGE_BYTES)),

@@ -1,0 +1,30 @@
+"""The live service: what the WebSocket transport may call (docs/architecture.md#the-live-path).
+
+The transport (``api.consumers``) parses a socket's path and query, authenticates its
+viewer, then calls one of the ``watch_*`` functions with the socket's ``send`` (a coroutine
+function that sends one text frame). Each returns a handle with ``ping()`` (a client's
+ping: fill what a dropped message left, before the pong) and ``leave()`` (the socket
+closed). Refusals are ``DomainError`` (``games.errors``) as the REST reads raise them, and
+:class:`BadAfter`. The transport answers a client's frames with :class:`Pong` and
+:class:`Error`.
+
+This module is the only door: an import contract (``pyproject.toml``) keeps ``api`` out of
+the modules behind it. The write side publishes through ``games.live.publish``.
+"""
+
+from games.live.contests import watch_contest
+from games.live.frames import ContestKind, Error, Pong
+from games.live.spectators import BadAfter, Spectator, watch_game
+from games.live.standings import Watcher, watch_challenge
+
+__all__ = [
+    "BadAfter",
+    "ContestKind",
+    "Error",
+    "Pong",
+    "Spectator",
+    "Watcher",
+    "watch_game",
+    "watch_challenge",
+    "watch_contest",
+]

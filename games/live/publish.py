@@ -1,45 +1,49 @@
 """Publishing to live viewers: the one place, run after commit (docs/architecture.md#the-live-path).
 
 Each game has a channel-layer group; each daily challenge's race another, and each race
-or arena (a contest) another. A game's message
-carries the event's ``seq`` and its frame rendered once per audience (``visibility.Audience``:
-readers, staff), as JSON text, so that no spectator's frame is rendered more than once per
-event. A race's message only says that its standings changed: each server process reads
-them once for all its watchers. Messages leave from one loop per process, in order
-(``games.live.outbox``). Channel layers deliver at most once: consumers fill gaps from the
-event store, so a failed publish loses nothing.
+or arena (a contest) another (``games.live.messages``). A game's message carries the
+event's ``seq`` and its frame rendered once per audience (``visibility.Audience``: readers,
+staff), as JSON text, so that no spectator's frame is rendered more than once per event. A
+race's message only says that its standings changed (with a contest game's new result):
+each server process reads or updates them once for all its watchers. Messages leave from
+one loop per process, in order (``games.live.outbox``). Channel layers deliver at most
+once: feeds fill gaps from the event store, so a failed publish loses nothing.
+
+The write side calls the four ``*_after_commit`` functions inside its transaction.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import uuid
 from typing import Any
 
 from django.db import transaction
 
 from games import metrics
-from games.live import feeds, outbox
+from games.live import backlog, outbox
+from games.live.messages import (
+    ContestPhase,
+    GameEvent,
+    StandingsChanged,
+    challenge_group,
+    contest_group,
+    game_group,
+)
 from games.reads import visibility
 from games.store import streams
 from games.store.models import Event
 from games.store.summary import GameSummary
 
-
-def game_group(game_id: uuid.UUID | str) -> str:
-    """The channel-layer group of a game's spectators."""
-    return f"game.{game_id}"
-
-
-def challenge_group(date: dt.date | str) -> str:
-    """The channel-layer group of a daily challenge's watchers."""
-    return f"challenge.{date}"
-
-
-def contest_group(contest_id: uuid.UUID | str) -> str:
-    """The channel-layer group of a race's or arena's watchers."""
-    return f"contest.{contest_id}"
+__all__ = [
+    "after_commit",
+    "challenge_group",
+    "contest_after_commit",
+    "contest_group",
+    "contest_phase_after_commit",
+    "game_group",
+    "standings_after_commit",
+]
 
 
 def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> None:
@@ -55,12 +59,12 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
             return  # no frame is rendered for nobody
         effects = stream.effects_of(event.seq)
         texts = {
-            audience.value: json.dumps(
-                feeds.event_frame(game, event, effects, visibility.audience_sight(audience, game))
-            )
+            audience.value: backlog.event_frame(
+                game, event, effects, visibility.audience_sight(audience, game)
+            ).text()
             for audience in visibility.Audience
         }
-        _send(group, {"type": "game.event", "seq": event.seq, "texts": texts})
+        outbox.submit(group, GameEvent(event.seq, texts).to_message())
 
     transaction.on_commit(deliver)
 
@@ -68,7 +72,8 @@ def after_commit(stream: streams.Stream, game: GameSummary, event: Event) -> Non
 def standings_after_commit(date: dt.date | str) -> None:
     """After the surrounding transaction commits, tell the race's watchers that its
     standings changed."""
-    transaction.on_commit(lambda: _send(challenge_group(date), {"type": "standings.changed"}))
+    message = StandingsChanged().to_message()
+    transaction.on_commit(lambda: outbox.submit(challenge_group(date), message))
 
 
 def contest_after_commit(contest_id: uuid.UUID, *, result: dict[str, Any] | None = None) -> None:
@@ -76,18 +81,12 @@ def contest_after_commit(contest_id: uuid.UUID, *, result: dict[str, Any] | None
     game's new ``result`` (``games.projections.contest_results.message``), which each
     process applies to the ranking it holds; without one (a join, a ban), each process
     reads the ranking again."""
-    message: dict[str, Any] = {"type": "standings.changed"}
-    if result is not None:
-        message["result"] = result
-    transaction.on_commit(lambda: _send(contest_group(contest_id), message))
+    message = StandingsChanged(result).to_message()
+    transaction.on_commit(lambda: outbox.submit(contest_group(contest_id), message))
 
 
 def contest_phase_after_commit(contest_id: uuid.UUID) -> None:
     """After commit, tell a race's or arena's watchers that its phase may have changed (a
     race that ended early): each re-reads it."""
-    transaction.on_commit(lambda: _send(contest_group(contest_id), {"type": "contest.phase"}))
-
-
-def _send(group: str, message: dict[str, Any]) -> None:
-    """Queue ``message`` for ``group``, to go out from this process's publishing loop."""
-    outbox.submit(group, message)
+    message = ContestPhase().to_message()
+    transaction.on_commit(lambda: outbox.submit(contest_group(contest_id), message))

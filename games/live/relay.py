@@ -1,26 +1,27 @@
 """Spectators that outlive the channel layer: the store relay (docs/architecture.md#the-live-path).
 
-The channel layer (Redis) carries published frames between processes, but it is not the
-source of truth: the event store is. Each process keeps here a registry of its local
-viewers (game spectators and race watchers) and a view of its channel layer's health:
+The channel layer (Redis) carries published messages between processes, but it is not the
+source of truth: the event store is. Each process keeps here the registry of its open
+feeds (``games.live.feeds``: one per game or race that its sockets watch) and a view of its
+channel layer's health:
 
-- **Up.** Frames come through the layer. Every :data:`SWEEP_SECONDS` one query reads the
-  versions of the games this process's spectators watch, and a spectator behind (a
-  message the layer dropped) gets the missing events from the store: a sweep, not a path.
-- **Down.** Any failure of the layer (a consumer's receive, a ``group_add``, a publish)
-  marks it down for the whole process. Consumers stop receiving from it and stay open;
-  the same query now runs every :data:`POLL_SECONDS`, and each game's new events are read
-  and rendered once per audience and per resume point, then handed to every local
-  spectator (``Viewer.inbox``), so a process pays per game, not per spectator. Race
-  watchers have their standings re-read. New spectators are accepted: PostgreSQL serves
-  them.
+- **Up.** Messages come through the layer. Every :data:`SWEEP_SECONDS` one query reads the
+  versions of the games this process's feeds follow, and a feed whose spectators are behind
+  (a message the layer dropped) sends them the missing events from the store: a sweep, not
+  a path.
+- **Down.** Any failure of the layer (a feed's receive, a ``group_add``, a publish) marks it
+  down for the whole process. Feeds stop receiving from it and their sockets stay open; the
+  same query now runs every :data:`POLL_SECONDS`, and each game's new events are read and
+  rendered once per audience and per resume point, then sent to every local spectator, so
+  a process pays per game, not per spectator. Race feeds read their standings again. New
+  sockets are accepted: PostgreSQL serves them.
 - **Back.** A probe every :data:`PROBE_SECONDS` drops the layer's pooled connections
-  (stale after a Redis restart) and makes one round trip; once it succeeds, every local
-  viewer joins its group again (a restarted Redis forgot them), the layer is marked up,
-  and a last poll covers what was published before the groups were joined.
+  (stale after a Redis restart) and makes one round trip; once it succeeds, every feed
+  joins its group again (a restarted Redis forgot them), the layer is marked up, and a
+  last poll covers what was published before the groups were joined.
 
-Frames carry ``seq``; consumers drop what they already sent, so delivery from both paths
-at a seam is harmless.
+Frames carry ``seq``; spectators are never sent one twice, so delivery from both paths at
+a seam is harmless.
 """
 
 from __future__ import annotations
@@ -36,9 +37,7 @@ from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from games import metrics
-from games.errors import DomainError
-from games.live import feeds
-from games.reads.visibility import Audience, Viewer
+from games.live import backlog
 
 logger = logging.getLogger(__name__)
 
@@ -51,31 +50,22 @@ PROBE_SECONDS = 1.0
 _PROBE_GROUP = "relay.probe"
 
 
-class Spectator(Protocol):
-    """A local game spectator, as the relay sees it (``api.consumers.GameConsumer``)."""
+class Feed(Protocol):
+    """An open feed, as the relay sees it (``games.live.feeds.Feed``)."""
 
-    game_id: uuid.UUID | None
-    viewer: Viewer
-    audience: Audience
-    last_sent: int
-    group: str | None
-    channel_name: str
-    inbox: asyncio.Queue[dict[str, Any]]
+    group: str
+    channel: str | None
 
+    def resume_point(self) -> tuple[uuid.UUID, int] | None: ...
 
-class Watcher(Protocol):
-    """A local race watcher (``api.consumers.ChallengeConsumer``,
-    ``api.contest_consumers.ContestConsumer``)."""
+    async def fill(self, version: int) -> None: ...
 
-    group: str | None
-    channel_name: str
-    inbox: asyncio.Queue[dict[str, Any]]
+    def refresh(self) -> None: ...
 
 
 class _Relay:
     def __init__(self) -> None:
-        self.spectators: dict[uuid.UUID, set[Spectator]] = {}
-        self.watchers: set[Watcher] = set()
+        self.feeds: set[Feed] = set()
         self.up = asyncio.Event()
         self.up.set()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -85,33 +75,13 @@ class _Relay:
 
     # --- registry ------------------------------------------------------------------------
 
-    def add_spectator(self, spectator: Spectator) -> None:
-        assert spectator.game_id is not None
-        self.spectators.setdefault(spectator.game_id, set()).add(spectator)
+    def add(self, feed: Feed) -> None:
+        """Watch over ``feed`` (an open feed of this loop)."""
         self._start()
+        self.feeds.add(feed)
 
-    def remove_spectator(self, spectator: Spectator) -> None:
-        if spectator.game_id is None:
-            return
-        local = self.spectators.get(spectator.game_id)
-        if local is not None:
-            local.discard(spectator)
-            if not local:
-                del self.spectators[spectator.game_id]
-
-    def add_watcher(self, watcher: Watcher) -> None:
-        self.watchers.add(watcher)
-        self._start()
-
-    def remove_watcher(self, watcher: Watcher) -> None:
-        self.watchers.discard(watcher)
-
-    def forget(self, member: Any) -> None:
-        """Drop a consumer that ended, however it ended (a crash skips ``disconnect``)."""
-        self.watchers.discard(member)
-        game_id = getattr(member, "game_id", None)
-        if game_id is not None:
-            self.remove_spectator(member)
+    def remove(self, feed: Feed) -> None:
+        self.feeds.discard(feed)
 
     def _start(self) -> None:
         self._bind(asyncio.get_running_loop())
@@ -123,6 +93,7 @@ class _Relay:
     def _bind(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.loop is not loop:  # a new server loop (tests run several): start afresh
             self.loop, self.sweeper, self.prober = loop, None, None
+            self.feeds = set()
             self.up = asyncio.Event()
             self.up.set()
             metrics.channel_layer_up.set(1)
@@ -185,12 +156,9 @@ class _Relay:
             return
 
     async def _rejoin(self, layer: Any) -> None:
-        members: list[Spectator | Watcher] = [*self.watchers]
-        for local in self.spectators.values():
-            members.extend(local)
-        for member in members:
-            if member.group is not None:
-                await layer.group_add(member.group, member.channel_name)
+        for feed in list(self.feeds):
+            if feed.channel is not None:
+                await layer.group_add(feed.group, feed.channel)
 
     # --- the sweep / poll ----------------------------------------------------------------
 
@@ -205,31 +173,22 @@ class _Relay:
             await asyncio.sleep(SWEEP_SECONDS if self.up.is_set() else POLL_SECONDS)
 
     async def _poll(self) -> None:
-        down = not self.up.is_set()
-        if down:
-            for watcher in list(self.watchers):
-                watcher.inbox.put_nowait({"type": "standings.changed"})
-        behind = {
-            game_id: min(spectator.last_sent for spectator in local)
-            for game_id, local in self.spectators.items()
-            if local
-        }
+        feeds = list(self.feeds)
+        if not self.up.is_set():
+            for feed in feeds:
+                feed.refresh()
+        behind: dict[uuid.UUID, tuple[int, Feed]] = {}
+        for feed in feeds:
+            point = feed.resume_point()
+            if point is not None:
+                behind[point[0]] = (point[1], feed)
         if not behind:
             return
-        versions = await database_sync_to_async(feeds.versions)(list(behind))
+        versions = await database_sync_to_async(backlog.versions)(list(behind))
         for game_id, version in versions.items():
-            if version <= behind[game_id]:
-                continue
-            local = [s for s in self.spectators.get(game_id, ()) if s.last_sent < version]
-            groups: dict[tuple[Audience, int], list[Spectator]] = {}
-            for spectator in local:
-                groups.setdefault((spectator.audience, spectator.last_sent), []).append(spectator)
-            for (_, after), members in groups.items():
-                frames = await database_sync_to_async(_frames)(
-                    game_id, members[0].viewer, after, version
-                )
-                for spectator in members:
-                    spectator.inbox.put_nowait({"type": "game.stored", "frames": frames})
+            sent, feed = behind[game_id]
+            if version > sent:
+                await feed.fill(version)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -237,14 +196,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
-
-
-def _frames(game_id: uuid.UUID, viewer: Viewer, after: int, upto: int) -> list[dict[str, Any]]:
-    try:
-        seen = feeds.current(game_id, viewer)
-    except DomainError:
-        return []  # no longer allowed to watch: nothing more is sent
-    return feeds.event_frames(seen, after=after, upto=min(upto, seen.game.version))
 
 
 async def drop_pooled_connections(layer: Any) -> None:

@@ -233,11 +233,10 @@ def challenge_standings(date: dt.date) -> list[StandingBody]:
     return entries
 
 
-def standings_frame(date: dt.date) -> tuple[int, str]:
-    """``(revision, the standings frame as JSON text)`` of a race, in one query."""
+def standings_ranked(date: dt.date) -> tuple[int, str]:
+    """``(revision, the ranked standings as JSON text)`` of a race, in one query."""
     metrics.standings_recomputations.inc()
-    revision, results = standings.ranked(date)
-    return revision, f'{{"type": "standings", "results": {results}}}'
+    return standings.ranked(date)
 
 
 # --- leaderboards ----------------------------------------------------------------------------

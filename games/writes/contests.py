@@ -152,11 +152,6 @@ def arena_schedule(
     )
 
 
-def race_start(race: Contest) -> Contest:
-    """Seal the race's racers once its start has come (idempotent): the race as it is."""
-    return contests.race_start(race)
-
-
 def rotation_arenas() -> list[Contest]:
     """The arenas of the configured rotation (``ARENA_ROTATION``) for the current period,
     made if missing."""

@@ -121,15 +121,14 @@ def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:
 
 
 def test_a_watcher_never_takes_older_standings_after_newer_ones() -> None:
-    from api.consumers import ChallengeConsumer
+    from games.live.standings import Watcher
 
-    watcher = ChallengeConsumer()
     sent: list[str] = []
 
     async def send(text_data: str) -> None:
         sent.append(text_data)
 
-    watcher.send = send
+    watcher = Watcher(send)
 
     async def scenario() -> None:
         await watcher.deliver(5, "newer")

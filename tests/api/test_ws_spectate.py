@@ -220,6 +220,39 @@ def test_duplicates_are_dropped_and_gaps_filled_from_the_store(alice, sample_dea
     assert received[3]["game"]["columns"][0][0] == sample_deal[0]
 
 
+def test_a_message_the_layer_dropped_is_filled_for_every_spectator_of_the_process(
+    alice, django_user_model, sample_deal
+) -> None:
+    """The process's feed got #3's message never: each of its spectators, of either
+    audience and resume point, is sent #3 from the store, then #4, once each."""
+    staff = django_user_model.objects.create_user("mod", password="pw-mod-12345", is_staff=True)
+    token = Token.objects.create(user=staff).key
+    game = services.game_create(owner=alice, deal=sample_deal)
+    services.game_command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
+
+    def append_unpublished(body: dict[str, Any]) -> None:
+        with transaction.atomic():
+            services.game_command(game_id=game.game_id, actor=alice, command=body)
+            transaction.get_connection().run_on_commit.clear()
+
+    async def scenario() -> list[list[dict[str, Any]]]:
+        paths = ["", "?after=1", f"?token={token}", f"?after=0&token={token}"]
+        sockets = [await connect(f"/ws/games/{game.game_id}/{query}") for query in paths]
+        for ws, opening in zip(sockets, (1, 2, 1, 3), strict=True):
+            await frames(ws, opening)
+        await database_sync_to_async(append_unpublished)({"type": "deal"})
+        await command(game_id=game.game_id, actor=alice, command={"type": "undo"})
+        received = [await frames(ws, 2) for ws in sockets]
+        for ws in sockets:
+            assert await ws.receive_nothing(timeout=0.3)
+            await ws.disconnect()
+        return received
+
+    for received in run(scenario()):
+        assert [frame["event"]["seq"] for frame in received] == [3, 4]
+        assert [frame["event"]["type"] for frame in received] == ["dealt", "undone"]
+
+
 def test_disconnect_leaves_no_group_membership(alice) -> None:
     game = services.game_create(owner=alice, seed=4)
     layer = get_channel_layer()
@@ -229,9 +262,12 @@ def test_disconnect_leaves_no_group_membership(alice) -> None:
         sockets = [await connect(f"/ws/games/{game.game_id}/") for _ in range(3)]
         for ws in sockets:
             await frames(ws, 1)
-        assert len(layer.groups.get(group, {})) == 3
-        for ws in sockets:
+        # One member, the process's feed of the game, however many sockets watch it.
+        assert len(layer.groups.get(group, {})) == 1
+        for ws in sockets[:2]:
             await ws.disconnect()
+        assert len(layer.groups.get(group, {})) == 1
+        await sockets[2].disconnect()
         assert not layer.groups.get(group)
 
     run(scenario())

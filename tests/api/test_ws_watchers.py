@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from api import watchers
+from games.live import presence as watchers
 from games.writes import services
 from scorpion_server.asgi import application
 

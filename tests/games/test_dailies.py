@@ -209,6 +209,6 @@ def test_standings_are_one_query_whatever_the_field(alice, django_user_model) ->
         from django.test.utils import CaptureQueriesContext
 
         with CaptureQueriesContext(connection) as queries:
-            revision, text = selectors.standings_frame(DAY)
+            revision, results = selectors.standings_ranked(DAY)
     assert len(queries) == 1
-    assert revision == 30 and len(json.loads(text)["results"]) == 30
+    assert revision == 30 and len(json.loads(results)) == 30

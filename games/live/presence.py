@@ -1,7 +1,8 @@
 """How many are watching a game: the presence of its WebSocket viewers, across processes.
 
-With ``REDIS_URL`` each game has a sorted set in Redis of its viewers' channel names, each
-scored by the time its presence lapses. A viewer renews its presence every
+With ``REDIS_URL`` each game has a sorted set in Redis of its viewers (a name made for each
+socket), each scored by the time its presence lapses. A game's feed in each process
+(``games.live.spectators``) renews the presence of all its viewers at once every
 :data:`RENEW_SECONDS`, so the viewers of a process that died without saying goodbye stop
 counting within :data:`LAPSE_SECONDS`. Without Redis one process serves every viewer and
 counts them in memory.
@@ -23,6 +24,9 @@ from typing import Any
 import redis.asyncio
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings
+
+from games.live.messages import GameWatchers
+from games.live.relay import relay
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +56,7 @@ class _MemoryPresence:
     async def leave(self, game: str, viewer: str) -> None:
         self.viewers.get(game, set()).discard(viewer)
 
-    async def renew(self, game: str, viewer: str) -> bool:
+    async def renew(self, game: str, viewers: list[str]) -> bool:
         return False  # nothing lapses inside one process
 
     async def count(self, game: str) -> tuple[int, int]:
@@ -70,17 +74,17 @@ class _RedisPresence:
         self.client = redis.asyncio.from_url(url)
 
     async def join(self, game: str, viewer: str) -> None:
-        await self.renew(game, viewer)
+        await self.renew(game, [viewer])
 
     async def leave(self, game: str, viewer: str) -> None:
         await self.client.zrem(_KEY.format(game), viewer)
 
-    async def renew(self, game: str, viewer: str) -> bool:
-        """Keep ``viewer`` present; whether others' presence lapsed meanwhile."""
+    async def renew(self, game: str, viewers: list[str]) -> bool:
+        """Keep ``viewers`` present; whether others' presence lapsed meanwhile."""
         key, now = _KEY.format(game), time.time()
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(key, "-inf", now)
-            pipe.zadd(key, {viewer: now + LAPSE_SECONDS})
+            pipe.zadd(key, dict.fromkeys(viewers, now + LAPSE_SECONDS))
             pipe.expire(key, int(LAPSE_SECONDS * 2))
             lapsed, _, _ = await pipe.execute()
         return bool(lapsed)
@@ -120,14 +124,17 @@ async def reconnect() -> None:
         await found.client.connection_pool.disconnect(inuse_connections=False)
 
 
+relay.recovery_hooks.append(reconnect)
+
+
 _pending: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Future[None]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
 def announce_soon(channel_layer: Any, game: str, group: str) -> None:
-    """Send the game's viewers ``{"type": "game.watchers", "revision", "count"}`` shortly,
-    once for every change this process makes meanwhile."""
+    """Send the game's group its count of viewers (``messages.GameWatchers``) shortly, once
+    for every change this process makes meanwhile."""
     loop = asyncio.get_running_loop()
     pending = _pending.setdefault(loop, {})
     task = pending.get(game)
@@ -139,8 +146,7 @@ def announce_soon(channel_layer: Any, game: str, group: str) -> None:
         pending.pop(game, None)
         try:
             revision, count = await presence(channel_layer).count(game)
-            message = {"type": "game.watchers", "revision": revision, "count": count}
-            await channel_layer.group_send(group, message)
+            await channel_layer.group_send(group, GameWatchers(revision, count).to_message())
         except Exception:  # a count is a courtesy: never let it disturb spectating
             logger.warning("could not announce the watchers of game %s", game, exc_info=True)
 
