@@ -218,8 +218,12 @@ class LiveQuery(serializers.Serializer):  # type: ignore[type-arg]
     limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
 
 
+#: A month of the calendar, ``YYYY-MM``: year 0001 to 9999 (there is no year 0).
+MONTH_PATTERN = r"^(000[1-9]|00[1-9]\d|0[1-9]\d{2}|[1-9]\d{3})-(0[1-9]|1[0-2])$"
+
+
 class MonthQuery(serializers.Serializer):  # type: ignore[type-arg]
-    month = serializers.RegexField(r"^\d{4}-(0[1-9]|1[0-2])$", required=False)
+    month = serializers.RegexField(MONTH_PATTERN, required=False)
 
 
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).

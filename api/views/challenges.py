@@ -31,7 +31,7 @@ class ChallengeMonthApi(APIView):
         parameters=[
             OpenApiParameter(
                 "month",
-                {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])$"},
+                {"type": "string", "pattern": serializers.MONTH_PATTERN},
                 description="YYYY-MM; default the current month (UTC)",
             )
         ],

@@ -32,9 +32,8 @@ def month_of(text: str | None) -> dt.date:
 def challenge_month(*, first: dt.date, viewer: Viewer) -> ChallengeMonthBody:
     """The days of the month beginning ``first`` that have a challenge and have begun, each
     with how many joined and, for a signed-in viewer, their own result."""
-    end = (first + dt.timedelta(days=32)).replace(day=1)
     days = DailyChallenge.objects.filter(
-        date__gte=first, date__lt=end, date__lte=challenges.today()
+        date__year=first.year, date__month=first.month, date__lte=challenges.today()
     ).order_by("date")
     joined = dict(
         Standing.objects.filter(challenge__in=days)

@@ -107,3 +107,11 @@ def test_an_open_days_solution_is_not_found(api):
 
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     assert nothing.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("month", "status"),
+    [("0001-01", 200), ("9999-12", 200), ("0000-01", 400), ("2026-00", 400), ("2026-13", 400)],
+)
+def test_the_calendars_edges_are_answered_never_a_500(api, month: str, status: int) -> None:
+    assert api.get(f"/api/v1/challenges?month={month}").status_code == status
