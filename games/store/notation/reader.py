@@ -62,7 +62,8 @@ class _Reader:
             self._game = self._tags.game(number)
             self._tags = None
             return self.line(number, text)
-        if not text.strip() or text.lstrip().startswith(";"):
+        between = text.lstrip(" \t")
+        if not between or between.startswith(";"):
             return None
         if not text.startswith("["):
             raise NotationError(number, "syntax", 'a game starts with the tag [Scorpion "1"]')
@@ -284,9 +285,10 @@ class _Game:
         return None
 
     def note(self, text: str, number: int, column: int) -> None:
-        """A comment: it follows the latest event."""
+        """A comment: it follows the latest event (and ends it: no ``by`` after it)."""
         if self.moderation is not None or self.expect == "moderator":
             raise NotationError(number, "syntax", "a comment cannot split an event", column)
+        self.expect = None
         self.last = Entry(self.last.event, self.last.at, self.last.by, (*self.last.comments, text))
 
     def string(self, literal: str, number: int, column: int) -> None:
@@ -447,7 +449,7 @@ class _Game:
         """Refuse a game whose moves stop before its result (a new game, or the text's end,
         at line ``number``)."""
         cut = "in a comment" if self.comment is not None else "before its result"
-        reason = f"the game whose moves begin at line {self.header.number} stops {cut}"
+        reason = f"the game that begins at line {self.header.tags['Scorpion'][1]} stops {cut}"
         raise NotationError(number, "truncated", reason)
 
 

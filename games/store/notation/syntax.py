@@ -83,7 +83,7 @@ EVENT = re.compile(
     rf"""(?:{_move("")}
         |(?P<word>deal|undo|restart|resign|void|restore)
         |hint:(?P<chose>solver|heuristic|none)(?::(?:{_move("h")}|(?P<hdeal>deal)))?
-        )(?P<time>[+-](?:0|[1-9][0-9]{{0,11}}))?""",
+        )(?P<time>[+-](?:0|[1-9][0-9]{{0,14}}))?""",
     re.VERBOSE,
 )
 #: ``12.``: the next event is seq 12.

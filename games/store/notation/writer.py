@@ -73,7 +73,7 @@ def write(transcript: Transcript) -> str:
     moves.add(f"={state.status}")
     tags = _tags(transcript, created, first.at, finished_at if timed else None, state)
     header = "".join(f"[{name} {syntax.quote(value)}]\n" for name, value in tags)
-    return f"{header}\n{moves.text()}\n"
+    return f"{header}\n{moves.text()}\n\n"
 
 
 def _timed(entries: tuple[Entry, ...]) -> bool:
