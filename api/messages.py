@@ -51,7 +51,9 @@ MESSAGES: dict[str, Promise] = {
     "race_started": _("This race has started: it can no longer be joined."),
     "not_entrant": _("Only the players who joined this race before its start can play it."),
     "challenge_not_ready": _("This day's challenge is still being prepared; try again shortly."),
-    "game_not_finished": _("The analysis of a game is available once the game is finished."),
+    "game_not_finished": _(
+        "The analysis and the notation of a game are available once the game is finished."
+    ),
     "not_found": _("Not found."),
     "unknown_scope": _("There is no such leaderboard scope: use daily or a ruleset's name."),
     "unknown_metric": _("There is no such leaderboard for this scope."),

@@ -42,9 +42,14 @@ from games.reads.shapes import (
     StandingBody,
 )
 from games.reads.visibility import Sight, Viewer
-from games.store import streams
+from games.store import notation, streams
 from games.store.models import Event, Game, GameAnalysis
+from games.store.notation import stored
 from games.store.summary import GameSummary
+
+#: The notation's media type and file extension, for the transport.
+NOTATION_MEDIA_TYPE = notation.MEDIA_TYPE
+NOTATION_EXTENSION = notation.EXTENSION
 
 
 class Seen(NamedTuple):
@@ -105,6 +110,18 @@ def game_events(*, game: GameSummary, after: int, limit: int) -> tuple[list[Even
         .order_by("seq")[: limit + 1]
     )
     return rows[:limit], len(rows) > limit
+
+
+def game_notation(seen: Seen) -> str:
+    """The game ``seen`` (read through :func:`game_get`) in the notation (docs/notation.md),
+    as of its summary's version: the refusal of ``visibility.notation_refusal`` unless its
+    viewer may see its hidden cards, since the notation names its seed or deal."""
+    game, sight = seen
+    refusal = visibility.notation_refusal(sight, game)
+    if refusal is not None:
+        raise refusal
+    rows = Event.objects.filter(game_id=game.id, seq__lte=game.version).select_related("actor")
+    return notation.write(stored.transcript(rows.order_by("seq").iterator()))
 
 
 def game_moves(game: GameSummary) -> list[ActionBody]:
