@@ -227,8 +227,10 @@ def test_the_text_before_the_corruptions_reads() -> None:
     )
 
 
-def test_the_games_before_a_refused_one_are_yielded_whole() -> None:
-    text = BASE.replace("QD@2.6>7+1700", "KD@2.6>7+1700")
+@pytest.mark.parametrize("comment", ["", " {a comment on the line}"])
+def test_the_games_before_a_refused_one_are_yielded_whole(comment: str) -> None:
+    """The column is found alike on a line of words alone and on one with a comment."""
+    text = BASE.replace("QD@2.6>7+1700", f"KD@2.6>7+1700{comment}")
     games = read(io.StringIO(text))
     assert next(games).player == "ada"
     with pytest.raises(NotationError) as refused:

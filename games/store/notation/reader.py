@@ -256,6 +256,8 @@ class _Game:
             position = close + 1
         elif text.startswith("["):
             self.truncated(number)
+        elif syntax.PLAIN_LINE.fullmatch(text):
+            return self.words(number, text)
         while position < len(text):
             match = syntax.LEXEME.match(text, position)
             column = position + 1
@@ -282,6 +284,18 @@ class _Game:
                     _nothing_after(text, position, number)
                     return game
                 self.word(word, number, column)
+        return None
+
+    def words(self, number: int, text: str) -> Transcript | None:
+        """A line of words alone, without a comment or a string (most lines): read without
+        the lexer."""
+        for found in syntax.WORD.finditer(text):
+            word = found.group()
+            if word[0] == "=":
+                game = self.end(word, number, found.start() + 1)
+                _nothing_after(text, found.end(), number)
+                return game
+            self.word(word, number, found.start() + 1)
         return None
 
     def note(self, text: str, number: int, column: int) -> None:

@@ -101,6 +101,10 @@ LEXEME = re.compile(
       |(?P<word>[^\s{};"]+)""",
     re.VERBOSE,
 )
+#: A line of moves with words alone (printable ASCII but for ``" ; { }``), and its words:
+#: what most lines are, read without :data:`LEXEME`.
+PLAIN_LINE = re.compile(r"[ \t!#-:<-z|~]*")
+WORD = re.compile(r"[^ \t]+")
 #: A tag line: ``[Name "value"]``, the value a JSON string.
 TAG = re.compile(r'\[(?P<name>[A-Za-z]+) (?P<value>"(?:[^"\\\x00-\x1f]|\\.)*")\][ \t]*')
 
