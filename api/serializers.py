@@ -214,6 +214,11 @@ class GameListQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False, trim_whitespace=False)
 
 
+class GameGetQuery(serializers.Serializer):  # type: ignore[type-arg]
+    #: The body: JSON, or the game in the notation (docs/notation.md).
+    format = serializers.ChoiceField(choices=["json", "scorpion"], required=False)
+
+
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
 MAX_SEQ = 2**31 - 1
 

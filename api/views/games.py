@@ -194,7 +194,7 @@ class GameGetApi(APIView):
                 str,
                 enum=["json", NotationRenderer.format],
                 description="as the Accept header would: scorpion for the notation "
-                "(docs/notation.md)",
+                "(docs/notation.md); any other value is 400",
             ),
         ],
         responses={
@@ -204,7 +204,7 @@ class GameGetApi(APIView):
                 description="the game in the notation (docs/notation.md), as an attachment",
             ),
             304: OpenApiResponse(description="not modified since the ETag sent"),
-            **_json(errors(403, 404, 406, 409)),
+            **_json(errors(400, 403, 404, 406, 409)),
         },
     )
     def get(self, request: Request, game_id: str) -> Response:
@@ -225,6 +225,13 @@ class GameGetApi(APIView):
         # Staff see more than others under the same ETag; the notation is another body.
         patch_vary_headers(response, ["Accept", "Authorization", "Cookie"])
         return response
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        """``format`` is checked as every query parameter is (400 for one blank, repeated or
+        unknown) before it picks the body; DRF alone would answer 404 or ignore it."""
+        if not force:
+            serializers.parse_query(serializers.GameGetQuery, request.query_params)
+        return super().perform_content_negotiation(request, force)
 
     def finalize_response(
         self, request: Request, response: Response, *args: Any, **kwargs: Any

@@ -150,7 +150,9 @@ def test_a_finished_daily_game_is_refused_while_the_day_is_open(api, as_alice, a
             406,
             "not_acceptable",
         ),
-        ("/api/v1/games/{id}?format=xml", {}, 404, "not_found"),
+        ("/api/v1/games/{id}?format=xml", {}, 400, "invalid"),
+        ("/api/v1/games/{id}?format=", {}, 400, "invalid"),
+        ("/api/v1/games/{id}?format=json&format=scorpion", {}, 400, "invalid"),
         ("/api/v1/games/{id}/events", {"Accept": NOTATION}, 406, "not_acceptable"),
     ],
 )
@@ -174,7 +176,7 @@ def test_the_openapi_document_offers_the_notation(api) -> None:
     operation = document["paths"]["/api/v1/games/{game_id}"]["get"]
     assert set(operation["responses"]["200"]["content"]) == {"application/json", NOTATION}
     assert operation["responses"]["200"]["content"][NOTATION]["schema"]["type"] == "string"
-    for status in ("403", "404", "406", "409"):
+    for status in ("400", "403", "404", "406", "409"):
         assert set(operation["responses"][status]["content"]) == {"application/json"}
     (format_,) = [item for item in operation["parameters"] if item["name"] == "format"]
     assert format_["schema"]["enum"] == ["json", "scorpion"]
