@@ -289,6 +289,11 @@ UNWRITABLE: list[tuple[str, Transcript, str]] = [
         ),
         "#1",
     ),
+    (
+        "a seed that does not deal the deal",
+        with_entry(GAME, 0, Entry(dataclasses.replace(created(0), seed=1))),
+        "seed 1",
+    ),
     ("an illegal move", with_entry(GAME, 1, Entry(events.Moved(1, 0, 4))), "card_face_down"),
     (
         "a hint at a face-down card",

@@ -31,8 +31,9 @@ def write(transcript: Transcript) -> str:
     blank line.
 
     :class:`ValueError` for what the notation cannot carry: a first event that is not
-    ``created``, an event the rules refuse, a hint that names no face-up card, times on some
-    events only, a player's event by someone other than the player, a comment holding ``}``.
+    ``created``, a seed that does not deal its deal, an event the rules refuse, a hint that
+    names no face-up card, times on some events only, a player's event by someone other
+    than the player, a comment holding ``}``.
     """
     if not transcript.entries or not isinstance(transcript.entries[0].event, events.Created):
         raise ValueError("a game's first event is created")
@@ -167,13 +168,12 @@ def _tags(
     if transcript.game_id is not None:
         tags.append(("Game", str(transcript.game_id)))
     tags += [("Rules", created.rules), ("Engine", str(created.engine))]
-    if created.seed is not None:
-        tags.append(("Seed", str(created.seed)))
-    seeded = None
-    if created.seed is not None:
-        seeded = engine.seeded_deal(state.rules, created.seed)
-    if seeded != state.deal:
+    if created.seed is None:
         tags.append(("Deal", " ".join(created.deal)))
+    elif engine.seeded_deal(state.rules, created.seed) == state.deal:
+        tags.append(("Seed", str(created.seed)))
+    else:
+        raise ValueError(f"event #1: seed {created.seed} does not deal the deal recorded")
     tags.append(("Public", "true" if created.public else "false"))
     if created.challenge is not None:
         tags.append(("Challenge", created.challenge))
