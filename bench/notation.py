@@ -11,8 +11,9 @@ a moderator's void, every event with its time and author) are:
   ``by``), with the standard library, no replay;
 * written in the notation (``games.store.notation.write_all``) and read back (``read``).
 
-The machine is shared and noisy: each figure is the median of several rounds, and the
-headline numbers are ratios against the replay measured in the same run. Sizes are bytes
+The machine is shared and noisy: each figure is the median of several rounds, which take
+turns among the four, and the headline numbers are ratios against the replay measured in
+the same rounds. Sizes are bytes
 a game, and the notation's size as a share of the JSON lines'.
 """
 
@@ -101,20 +102,23 @@ def json_lines(games: list[Transcript]) -> str:
     return "\n".join(lines)
 
 
-def median_seconds(run: Callable[[], object], rounds: int) -> float:
-    samples = []
+def medians(runs: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """The median time of each run, over ``rounds`` rounds that take turns among them, so
+    that the machine's drifting load falls on each alike."""
+    samples: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(rounds):
-        start = time.perf_counter()
-        run()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--length", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     options = parser.parse_args()
     header = (
         f"{'ruleset':<17}{'replay':>9}{'write':>9}{'read':>9}{'json':>9}"
@@ -133,10 +137,16 @@ def measure(rules: engine.Ruleset, count: int, length: int, rounds: int) -> str:
     text = "".join(write_all(games))
     assert list(read(io.StringIO(text))) == games
     size, json_size = len(text.encode()), len(json_lines(games).encode())
-    base = median_seconds(lambda: replay(games), rounds)
-    writing = median_seconds(lambda: "".join(write_all(games)), rounds)
-    reading = median_seconds(lambda: list(read(io.StringIO(text))), rounds)
-    dumping = median_seconds(lambda: json_lines(games), rounds)
+    times = medians(
+        {
+            "replay": lambda: replay(games),
+            "write": lambda: "".join(write_all(games)),
+            "read": lambda: list(read(io.StringIO(text))),
+            "json": lambda: json_lines(games),
+        },
+        rounds,
+    )
+    base, writing, reading, dumping = (times[name] for name in ("replay", "write", "read", "json"))
     return (
         f"{count / base:>9.0f}{count / writing:>9.0f}{count / reading:>9.0f}"
         f"{count / dumping:>9.0f}{writing / base:>14.2f}{reading / base:>13.2f}"

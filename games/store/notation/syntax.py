@@ -130,14 +130,20 @@ class Place:
     to: int
 
 
+#: The groups of a move in :data:`EVENT`: the event's own, and its hint's.
+_PLACE_GROUPS = {
+    prefix: tuple(prefix + name for name in ("card", "source", "index", "cell", "to"))
+    for prefix in ("", "h")
+}
+
+
 def place(match: re.Match[str], prefix: str = "") -> Place | None:
     """The move of an :data:`EVENT` match (its hint's, with ``prefix`` ``h``), if any."""
-    to = match.group(f"{prefix}to")
+    card, source, index, cell, to = match.group(*_PLACE_GROUPS[prefix])
     if to is None:
         return None
-    source, index, cell = (match.group(prefix + name) for name in ("source", "index", "cell"))
     return Place(
-        card=match.group(f"{prefix}card"),
+        card=card,
         source=None if source is None else int(source),
         index=None if index is None else int(index),
         cell=None if cell is None else int(cell),
