@@ -74,7 +74,16 @@ def test_format_scorpion_is_the_same_text(api, won) -> None:
     assert by_format["Content-Type"].startswith(NOTATION)
 
 
-@pytest.mark.parametrize("accept", [None, "*/*", "application/json", "application/json, */*"])
+@pytest.mark.parametrize(
+    "accept",
+    [
+        None,
+        "*/*",
+        "application/json",
+        "application/json, text/plain, */*",  # axios, by default
+        "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",  # a browser
+    ],
+)
 def test_json_clients_get_json_as_before(api, won, accept) -> None:
     headers = {} if accept is None else {"Accept": accept}
     response = api.get(f"/api/v1/games/{won}", headers=headers)
