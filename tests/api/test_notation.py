@@ -82,6 +82,7 @@ def test_format_scorpion_is_the_same_text(api, won) -> None:
         "application/json",
         "application/json, text/plain, */*",  # axios, by default
         "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",  # a browser
+        "text/x-scorpion, application/json",
     ],
 )
 def test_json_clients_get_json_as_before(api, won, accept) -> None:
