@@ -55,6 +55,7 @@ def expected_endings(rules: engine.Ruleset) -> set[str]:
     return {engine.PLAYING, engine.WON, engine.RESIGNED, *([engine.LOST] * rules.lose_when_blocked)}
 
 
+@pytest.mark.timeout(300 * max(1, GAMES // 1000))  # the slow mode takes its time
 @pytest.mark.parametrize("rules_name", list(engine.RULESETS))
 def test_self_played_games_read_back_exactly_as_written(rules_name: str) -> None:
     rules = engine.RULESETS[rules_name]
