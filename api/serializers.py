@@ -222,6 +222,11 @@ class MonthQuery(serializers.Serializer):  # type: ignore[type-arg]
     month = serializers.RegexField(r"^\d{4}-(0[1-9]|1[0-2])$", required=False)
 
 
+class GameGetQuery(serializers.Serializer):  # type: ignore[type-arg]
+    #: The body: JSON, or the game in the notation (docs/notation.md).
+    format = serializers.ChoiceField(choices=["json", "scorpion"], required=False)
+
+
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
 MAX_SEQ = 2**31 - 1
 
