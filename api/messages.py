@@ -55,7 +55,9 @@ MESSAGES: dict[str, Promise] = {
         "In a running daily challenge, race or arena your hints count: ask for one with "
         "POST /games/{id}/hints, which records it."
     ),
-    "game_not_finished": _("The analysis of a game is available once the game is finished."),
+    "game_not_finished": _(
+        "The analysis and the notation of a game are available once the game is finished."
+    ),
     "not_found": _("Not found."),
     "unknown_scope": _("There is no such leaderboard scope: use daily or a ruleset's name."),
     "unknown_metric": _("There is no such leaderboard for this scope."),

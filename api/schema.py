@@ -30,8 +30,9 @@ _MEANINGS = {
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
     "`race_started`, `not_entrant`, `banned`, `permission_denied`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
+    406: "the client accepts none of the operation's media types (`not_acceptable`)",
     409: "`version_conflict` or `stale_card` (`version` is the game's current version); "
-    "`game_not_finished` for the analysis of a game in play",
+    "`game_not_finished` for the analysis or the notation of a game in play",
     413: "the body is larger than 64 KiB (`too_large`); refused before it is read whole",
     422: "a rule refused the action (a rejection code of docs/rules.md), or "
     "`idempotency_key_reused`",

@@ -226,6 +226,11 @@ class MonthQuery(serializers.Serializer):  # type: ignore[type-arg]
     month = serializers.RegexField(MONTH_PATTERN, required=False)
 
 
+class GameGetQuery(serializers.Serializer):  # type: ignore[type-arg]
+    #: The body: JSON, or the game in the notation (docs/notation.md).
+    format = serializers.ChoiceField(choices=["json", "scorpion"], required=False)
+
+
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
 MAX_SEQ = 2**31 - 1
 

@@ -238,7 +238,8 @@ class HintNeedsPost(DomainError):
 
 
 class GameNotFinished(DomainError):
-    """Post-game analysis of a game still in play: it would use hidden cards."""
+    """The analysis or the notation of a game still in play: they use or show its hidden
+    cards."""
 
     status = 409
     code = "game_not_finished"

@@ -30,6 +30,8 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from api import messages, serializers
+from api.parsers import JSONRenderer
+from api.renderers import NotationRenderer
 from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
 from games import engine, metrics
@@ -47,6 +49,11 @@ _TAGS = ["games"]
 
 def _etag(version: int) -> str:
     return f'"{version}"'
+
+
+def _json(responses: dict[int, OpenApiResponse]) -> dict[tuple[int, str], OpenApiResponse]:
+    """``responses`` as JSON bodies only (on an operation that also renders the notation)."""
+    return {(code, JSONRenderer.media_type): response for code, response in responses.items()}
 
 
 def _game_uuid(text: str) -> uuid.UUID:
@@ -170,28 +177,70 @@ class GameListApi(APIView):
 
 
 class GameGetApi(APIView):
+    """A game as JSON, or in the notation (docs/notation.md) when the client asks for
+    ``text/x-scorpion``."""
+
+    renderer_classes = (JSONRenderer, NotationRenderer)
+
     @extend_schema(
         operation_id="game_get",
-        summary="A game (ETag: its version; If-None-Match answers 304)",
+        summary="A game (ETag: its version; If-None-Match answers 304), or in the notation "
+        "(Accept: text/x-scorpion or ?format=scorpion) once its hidden cards may be shown",
         tags=_TAGS,
-        parameters=[_GAME_ID],
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "format",
+                str,
+                enum=["json", NotationRenderer.format],
+                description="as the Accept header would: scorpion for the notation "
+                "(docs/notation.md); any other value is 400",
+            ),
+        ],
         responses={
-            200: serializers.GameOut,
+            (200, JSONRenderer.media_type): serializers.GameOut,
+            (200, NotationRenderer.media_type): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="the game in the notation (docs/notation.md), as an attachment",
+            ),
             304: OpenApiResponse(description="not modified since the ETag sent"),
-            **errors(403, 404),
+            **_json(errors(400, 403, 404, 406, 409)),
         },
     )
     def get(self, request: Request, game_id: str) -> Response:
         seen = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        etag = _etag(seen.game.version)
+        body: Any
+        if isinstance(request.accepted_renderer, NotationRenderer):
+            body = selectors.game_notation(seen)
+            etag = f'"{seen.game.version}-{NotationRenderer.format}"'
+            name = f"{seen.game.id}{selectors.NOTATION_EXTENSION}"
+            headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        else:
+            body, etag, headers = presenters.game_body(*seen), _etag(seen.game.version), {}
         wanted = parse_etags(request.headers.get("If-None-Match", ""))
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         else:
-            response = Response(presenters.game_body(*seen), headers={"ETag": etag})
-        # Staff see more than others under the same ETag.
-        patch_vary_headers(response, ["Authorization", "Cookie"])
+            response = Response(body, headers={"ETag": etag, **headers})
+        # Staff see more than others under the same ETag; the notation is another body.
+        patch_vary_headers(response, ["Accept", "Authorization", "Cookie"])
         return response
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        """``format`` is checked as every query parameter is (400 for one blank, repeated or
+        unknown) before it picks the body; DRF alone would answer 404 or ignore it."""
+        if not force:
+            serializers.parse_query(serializers.GameGetQuery, request.query_params)
+        return super().perform_content_negotiation(request, force)
+
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
+        """Errors are JSON, whichever body was asked for."""
+        if not isinstance(response.data, str):
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
 
 
 _COMMAND = PolymorphicProxySerializer(

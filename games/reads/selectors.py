@@ -41,9 +41,14 @@ from games.reads.shapes import (
 )
 from games.reads.visibility import Sight, Viewer
 from games.store import events as store_events
-from games.store import streams
+from games.store import notation, streams
 from games.store.models import Event, Game, GameAnalysis
+from games.store.notation import stored
 from games.store.summary import GameSummary
+
+#: The notation's media type and file extension, for the transport.
+NOTATION_MEDIA_TYPE = notation.MEDIA_TYPE
+NOTATION_EXTENSION = notation.EXTENSION
 
 
 class Seen(NamedTuple):
@@ -128,6 +133,18 @@ def moved_cards(game: GameSummary, rows: list[Event]) -> dict[int, str]:
                 cards[event.seq] = engine.card_code(card)
         before = after
     return cards
+
+
+def game_notation(seen: Seen) -> str:
+    """The game ``seen`` (read through :func:`game_get`) in the notation (docs/notation.md),
+    as of its summary's version: the refusal of ``visibility.notation_refusal`` unless its
+    viewer may see its hidden cards, since the notation names its seed or deal."""
+    game, sight = seen
+    refusal = visibility.notation_refusal(sight, game)
+    if refusal is not None:
+        raise refusal
+    rows = Event.objects.filter(game_id=game.id, seq__lte=game.version).select_related("actor")
+    return notation.write(stored.transcript(rows.order_by("seq").iterator()))
 
 
 def game_moves(game: GameSummary) -> list[ActionBody]:

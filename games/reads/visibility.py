@@ -41,6 +41,7 @@ from games.errors import (
     ChallengeInProgress,
     ContestInProgress,
     DomainError,
+    GameNotFinished,
     GameNotFound,
     PrivateGame,
 )
@@ -222,6 +223,19 @@ def analysis_shown(sight: Sight, game: GameSummary) -> bool:
     it) may be shown to a viewer with ``sight``: only of a finished game whose hidden cards
     that viewer may see. No solver output on hidden cards leaves while a game is played."""
     return game.finished and sight.readable and sight.reveal
+
+
+def notation_refusal(sight: Sight, game: GameSummary) -> DomainError | None:
+    """Why a viewer with ``sight`` may not have ``game`` in the notation (docs/notation.md),
+    or ``None``. The notation names the seed or the deal, so it needs the sight of the
+    hidden cards: without it, a game of a contest that still runs is refused as reading it
+    would be for others (``challenge_in_progress``, ``contest_in_progress``), and any other
+    game while it is played (``game_not_finished``)."""
+    if sight.reveal:
+        return None
+    if is_secret(game):
+        return ChallengeInProgress() if game.challenge is not None else ContestInProgress()
+    return GameNotFinished()
 
 
 def day_is_secret(date: dt.date | None) -> bool:

@@ -4,13 +4,15 @@ For games of every ruleset, seeded and from a deal, the owner plays a few comman
 a deal, an undo) and provokes errors (stale_card, card_face_down, a rule refusal, a version
 conflict); then every endpoint is read as the owner, as a stranger and anonymously. In
 every response body and header collected, no card that was never face-up, no reserve card,
-and neither the seed nor the deal of an unfinished game may appear. Where codes repeat
-(``double``) each Game is also checked position by position. Staff do see the hidden cards,
-and a finished game shows everyone everything.
+and neither the seed nor the deal of an unfinished game may appear; its notation, which
+names the deal, is refused. Where codes repeat (``double``) each Game is also checked
+position by position. Staff do see the hidden cards, and a finished game shows everyone
+everything.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 
 from games import engine
-from games.store import streams
+from games.store import notation, streams
 from games.store.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -169,6 +171,10 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
         scan.add(reader.get(f"{base}/events?after=1"))
         scan.add(reader.get(f"{base}/moves"))
         scan.add(reader.get(f"{base}/hint"))
+        for asked in (f"{base}?format=scorpion", f"{base}?format=json"):
+            scan.add(reader.get(asked))
+        refused = scan.add(reader.get(base, headers={"Accept": "text/x-scorpion"}))
+        assert refused.json()["code"] == "game_not_finished"
         for seq in range(1, version + 1):
             scan.add(reader.get(f"{base}/states/{seq}"))
         scan.add(reader.get(f"{base}/states/{version + 1}"))
@@ -209,6 +215,9 @@ def test_no_hidden_card_seed_or_deal_leaves_the_server(
     assert seen_by_staff["columns"] == full["columns"]
     assert seen_by_staff["reserve_cards"] == full["reserve_cards"]
     assert seen_by_staff["seed"] == stream.seed
+    text = api.as_user(staff[1]).get(f"/api/v1/games/{scan.game_id}?format=scorpion")
+    (written,) = notation.read(io.StringIO(text.content.decode()))
+    assert written.entries[0].event.deal == tuple(engine.card_code(c) for c in stream.state.deal)
     assert any(None in column for column in engine.player_view(stream.state)["columns"]) or (
         stream.state.reserve
     )
@@ -232,6 +241,10 @@ def test_a_finished_game_reveals_everything(api, alice, bob, rules) -> None:
         assert created["deal"] == [engine.card_code(card) for card in state.deal]
         first = reader.get(f"/api/v1/games/{game_id}/states/1").json()
         assert None not in [card for column in first["columns"] for card in column]
+        text = reader.get(f"/api/v1/games/{game_id}?format=scorpion").content.decode()
+        assert f'[Seed "{seed}"]' in text
+        (written,) = notation.read(io.StringIO(text))
+        assert written.entries[0].event.seed == seed
     assert Game.objects.get(id=game_id).status == "resigned"
 
 

@@ -3,9 +3,9 @@
 Viewer kinds (anonymous, another player, the owner, a moderator, a superuser) × game states
 (playing, won, lost, resigned) × how the game was made (public, private, a daily challenge
 still open, a daily challenge closed, a race still running, a race finished) × every place a
-game is shown: its REST body, its events, its first position, its moves and hint, the game
-list, the WebSocket snapshot, live frames and resumed frames, and the admin's game page,
-replay and event page.
+game is shown: its REST body, its events, its first position, its moves and hint, its
+notation, the game list, the WebSocket snapshot, live frames and resumed frames, and the
+admin's game page, replay and event page.
 
 The expected outcome of each combination is written out below as a table of its own, from
 docs/api.md#visibility, not derived from the code. Each observation is read from the real
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -34,7 +35,7 @@ from rest_framework.authtoken.models import Token
 from games import clock, engine
 from games.dailies import contests as contests_domain
 from games.dailies.models import DailyChallenge, Entrant
-from games.store import streams
+from games.store import notation, streams
 from games.store.models import Event, Game
 from games.writes import contests, moderation, services
 from scorpion_server.asgi import application
@@ -44,7 +45,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 MODES = ("public", "private", "daily_open", "daily_closed", "race_running", "race_finished")
 STATES = ("playing", "won", "lost", "resigned")
 VIEWERS = ("anonymous", "player", "owner", "moderator", "superuser")
-REST = ("game", "events", "states", "moves", "hint", "list")
+REST = ("game", "events", "states", "moves", "hint", "notation", "list")
 LIVE = ("ws_snapshot", "ws_live", "ws_resume")
 ADMIN = ("admin_game", "admin_replay", "admin_event")
 
@@ -93,6 +94,12 @@ def expected_at(place: str, mode: str, state: str, viewer: str) -> str:
         return "refused:hint_needs_post"  # there the owner's hint counts: POST /hints
     if place in ("moves", "hint"):
         return outcome if refused else "readable"
+    if place == "notation" and outcome == "masked":
+        # It names the deal: where the hidden cards are masked, it is refused.
+        return {
+            "daily_open": "refused:challenge_in_progress",
+            "race_running": "refused:contest_in_progress",
+        }.get(mode, "refused:game_not_finished")
     return outcome
 
 
@@ -214,6 +221,16 @@ def observed_events(events: list[dict[str, Any]]) -> str:
     return "revealed"
 
 
+def observed_notation(text: str, game_id: Any) -> str:
+    """``revealed``, after checking that the notation is the game's stored stream."""
+    (game,) = notation.read(io.StringIO(text))
+    rows = Event.objects.filter(game_id=game_id).order_by("seq")
+    assert [(e.event.TYPE, e.event.to_json()) for e in game.entries] == [
+        (row.type, row.data) for row in rows
+    ]
+    return "revealed"
+
+
 def refusal(response: Any) -> str:
     return f"refused:{response.json()['code']}"
 
@@ -240,6 +257,13 @@ def observe_rest(client: Any, game: Game) -> Iterator[tuple[str, str]]:
     for place in ("moves", "hint"):
         response = client.get(f"{base}/{place}")
         yield place, "readable" if response.status_code == 200 else refusal(response)
+    response = client.get(f"{base}?format=scorpion")
+    yield (
+        "notation",
+        observed_notation(response.content.decode(), game.id)
+        if response.status_code == 200
+        else refusal(response),
+    )
     listed = client.get(f"/api/v1/games?owner={game.owner.username}&limit=200").json()["results"]
     entry = next((item for item in listed if item["id"] == str(game.id)), None)
     yield "list", "absent" if entry is None else observed_game(entry, game.id)
