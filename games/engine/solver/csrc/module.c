@@ -1,0 +1,221 @@
+/* games.engine.solver._native: the C search (search.c) as a CPython type, Core.
+ *
+ * games/engine/solver/native.py turns the rules and the state into Core's arguments and
+ * its answers back into engine actions; _native.pyi types it. The search runs without
+ * the GIL, so other threads go on while it does. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "search.h"
+
+typedef struct {
+    PyObject_HEAD
+    ns_search *search;
+    /* Whether a thread is in run(): the search is not shared between threads. */
+    int busy;
+} CoreObject;
+
+/* Bits of Core's ``flags``, as native.py sets them. */
+enum {
+    F_SAME_SUIT = 1,
+    F_KING_ONLY = 2,
+    F_WHOLE_OK = 4,
+    F_ANY_TIME = 8,
+    F_SAFE_JOINS = 16,
+    F_FOCUS = 32,
+    F_JITTER = 64,
+};
+
+static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *names[] = {"columns", "cells", "reserve", "reserve_to", "removed", "decks", "mode", "flags", NULL};
+    PyObject *columns, *cells;
+    Py_buffer reserve, reserve_to;
+    int removed, decks, mode, flags;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*y*iiii", names, &PyTuple_Type, &columns,
+                                     &PyTuple_Type, &cells, &reserve, &reserve_to, &removed, &decks,
+                                     &mode, &flags))
+        return -1;
+    ns_setup setup;
+    memset(&setup, 0, sizeof setup);
+    int ok = 0;
+    Py_ssize_t ncols = PyTuple_GET_SIZE(columns), ncells = PyTuple_GET_SIZE(cells);
+    if (ncols < 1 || ncols > NS_MAXCOLS || ncells > NS_MAXCELLS || reserve.len > NS_MAXRESERVE ||
+        reserve_to.len > NS_MAXRESERVE) {
+        PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
+        goto done;
+    }
+    setup.ncols = (int)ncols;
+    for (Py_ssize_t c = 0; c < ncols; c++) {
+        PyObject *col = PyTuple_GET_ITEM(columns, c);
+        if (!PyBytes_Check(col)) {
+            PyErr_SetString(PyExc_TypeError, "columns must be bytes");
+            goto done;
+        }
+        /* The tuple holds the bytes alive for as long as ns_new reads them. */
+        setup.columns[c] = (const uint8_t *)PyBytes_AS_STRING(col);
+        setup.lens[c] = (int)PyBytes_GET_SIZE(col);
+    }
+    setup.ncells = (int)ncells;
+    for (Py_ssize_t n = 0; n < ncells; n++) {
+        long card = PyLong_AsLong(PyTuple_GET_ITEM(cells, n));
+        if (card == -1 && PyErr_Occurred())
+            goto done;
+        setup.cells[n] = card < -1 || card > 255 ? 255 : (int)card;
+    }
+    setup.nreserve = (int)reserve.len;
+    memcpy(setup.reserve, reserve.buf, (size_t)reserve.len);
+    setup.nreserve_to = (int)reserve_to.len;
+    memcpy(setup.reserve_to, reserve_to.buf, (size_t)reserve_to.len);
+    setup.removed = removed;
+    setup.decks = decks;
+    setup.mode = mode;
+    setup.same_suit = !!(flags & F_SAME_SUIT);
+    setup.king_only = !!(flags & F_KING_ONLY);
+    setup.whole_ok = !!(flags & F_WHOLE_OK);
+    setup.any_time = !!(flags & F_ANY_TIME);
+    setup.safe_joins = !!(flags & F_SAFE_JOINS);
+    setup.focus = !!(flags & F_FOCUS);
+    setup.jitter = !!(flags & F_JITTER);
+    const char *error = NULL;
+    ns_search *search = ns_new(&setup, &error);
+    if (!search) {
+        PyErr_SetString(PyExc_ValueError, error);
+        goto done;
+    }
+    ns_free(self->search);
+    self->search = search;
+    ok = 1;
+done:
+    PyBuffer_Release(&reserve);
+    PyBuffer_Release(&reserve_to);
+    return ok ? 0 : -1;
+}
+
+static void Core_dealloc(CoreObject *self)
+{
+    ns_free(self->search);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The random source's state from random.Random.getstate()'s middle item. */
+static int read_mt(PyObject *words, uint32_t state[NS_MT_WORDS])
+{
+    if (!PyTuple_Check(words) || PyTuple_GET_SIZE(words) != NS_MT_WORDS) {
+        PyErr_SetString(PyExc_ValueError, "mt must be a tuple of 625 ints");
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < NS_MT_WORDS; k++) {
+        unsigned long word = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(words, k));
+        if (word == (unsigned long)-1 && PyErr_Occurred())
+            return 0;
+        state[k] = (uint32_t)word;
+    }
+    return 1;
+}
+
+static PyObject *write_mt(const uint32_t state[NS_MT_WORDS])
+{
+    PyObject *words = PyTuple_New(NS_MT_WORDS);
+    if (!words)
+        return NULL;
+    for (Py_ssize_t k = 0; k < NS_MT_WORDS; k++) {
+        PyObject *word = PyLong_FromUnsignedLong(state[k]);
+        if (!word) {
+            Py_DECREF(words);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(words, k, word);
+    }
+    return words;
+}
+
+static PyObject *Core_run(CoreObject *self, PyObject *args)
+{
+    long long budget;
+    PyObject *mt = Py_None;
+    if (!PyArg_ParseTuple(args, "L|O", &budget, &mt))
+        return NULL;
+    if (!self->search) {
+        PyErr_SetString(PyExc_RuntimeError, "Core was not initialised");
+        return NULL;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Core.run is already running in another thread");
+        return NULL;
+    }
+    uint32_t state[NS_MT_WORDS];
+    if (mt != Py_None) {
+        if (!read_mt(mt, state))
+            return NULL;
+        ns_mt_set(self->search, state);
+    }
+    int verdict;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    verdict = ns_run(self->search, (int64_t)budget);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    if (verdict == NS_NOMEMORY)
+        return PyErr_NoMemory();
+    const uint8_t *steps;
+    size_t n = ns_line(self->search, &steps);
+    PyObject *after = Py_None;
+    if (mt != Py_None) {
+        ns_mt_get(self->search, state);
+        if (!(after = write_mt(state)))
+            return NULL;
+    } else {
+        Py_INCREF(after);
+    }
+    /* y# makes None of a NULL pointer: an empty line is b"". */
+    return Py_BuildValue("iy#LN", verdict, n ? (const char *)steps : "", (Py_ssize_t)(4 * n),
+                         (long long)ns_nodes(self->search), after);
+}
+
+static PyMethodDef Core_methods[] = {
+    {"run", (PyCFunction)Core_run, METH_VARARGS,
+     "run(budget, mt=None) -> (verdict, line, nodes, mt): Search.run, the line as 4 bytes a "
+     "step; mt is the state of a probe's random source, given and given back."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "games.engine.solver._native.Core",
+    .tp_doc = "One search from one position (games.engine.solver.search.Search in C).",
+    .tp_basicsize = sizeof(CoreObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Core_init,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_methods = Core_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "games.engine.solver._native",
+    .m_doc = "The native core of games.engine.solver (see native.py).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    if (PyType_Ready(&CoreType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "WON", NS_WON) < 0 || PyModule_AddIntConstant(m, "LOST", NS_LOST) < 0 ||
+        PyModule_AddIntConstant(m, "UNKNOWN", NS_UNKNOWN) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,130 @@
+"""The native core: :class:`~games.engine.solver.search.Search` in C, where it is built.
+
+``_native`` (games/engine/solver/csrc/) is an optional C extension: ``pip install`` builds
+it where a compiler is found and goes on without it where none is. It searches exactly as
+the Python search does (the same moves in the same order, the same shortcuts, the same
+random order in a probe), so it gives the same verdict, line and node count;
+tests/engine/test_solver_native.py compares both on thousands of deals.
+
+:func:`native_search` makes a search from the same arguments as ``Search``. It hands back
+the Python one for what the C core does not take: a position outside its fixed limits
+(more than 16 columns, 4 cells or 2 decks, a column of face-down cards alone), or a
+probe's random source that is not a plain :class:`random.Random`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from ..rules import Ruleset
+from ..state import State
+from .search import Decided, Search, Verdict, _action
+
+try:
+    from . import _native
+except ImportError:  # not built: the Python core runs
+    _native = None  # type: ignore[assignment]
+
+#: Whether the C extension is built and importable here.
+AVAILABLE = _native is not None
+
+_MODES = {"destination": 0, "all": 1, "stay": 2}
+_VERDICTS: dict[int, Verdict] = {}
+if _native is not None:
+    _VERDICTS = {_native.WON: "won", _native.LOST: "lost", _native.UNKNOWN: "unknown"}
+
+
+class Searcher(Protocol):
+    """What games.engine.solver asks of a search, from either core."""
+
+    @property
+    def focus(self) -> bool:
+        """Whether it is a focused probe, whose end proves nothing."""
+
+    def run(self, budget: int) -> Decided:
+        """``(verdict, line, nodes)`` within ``budget`` distinct positions in all; an
+        ``unknown`` search goes on from where it stopped."""
+
+
+class NativeSearch:
+    """``Search(rules, state, ...)`` run by the C core; only :meth:`run` and :attr:`focus`
+    (the Python search's methods for tests have no counterpart here)."""
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        state: State,
+        *,
+        safe_joins: bool = True,
+        jitter: random.Random | None = None,
+        focus: bool = False,
+    ) -> None:
+        if _native is None:
+            raise RuntimeError("the native solver core is not built")
+        self.focus = focus and not rules.same_suit
+        self.jitter = jitter
+        flags = (
+            rules.same_suit
+            | rules.king_only_on_empty << 1
+            | rules.whole_column_to_empty << 2
+            | rules.deal_any_time << 3
+            | safe_joins << 4
+            | focus << 5
+            | (jitter is not None) << 6
+        )
+        # Search.__init__'s own form: a column is its face-down count, then its cards.
+        self.core = _native.Core(
+            tuple(
+                bytes((down,)) + bytes(cards)
+                for down, cards in zip(state.down, state.columns, strict=True)
+            ),
+            tuple(-1 if card is None else card for card in state.cells),
+            bytes(state.reserve),
+            bytes(rules.reserve_to),
+            len(state.removed),
+            rules.decks,
+            _MODES[rules.sequences],
+            flags,
+        )
+        self.decided: Decided | None = None
+
+    def run(self, budget: int) -> Decided:
+        """Search.run, in C."""
+        if self.decided is not None:
+            return self.decided
+        jitter = self.jitter
+        if jitter is None:
+            code, line, nodes, _ = self.core.run(budget)
+        else:
+            # The probe draws from the same random source as the Python one would, and
+            # leaves it where the Python one would.
+            version, words, gauss = jitter.getstate()
+            code, line, nodes, after = self.core.run(budget, words)
+            jitter.setstate((version, after, gauss))
+        verdict = _VERDICTS[code]
+        steps = tuple(
+            _action((line[k], line[k + 1], line[k + 2], line[k + 3]))
+            for k in range(0, len(line), 4)
+        )
+        answer: Decided = verdict, steps, nodes
+        if verdict != "unknown":
+            self.decided = answer
+        return answer
+
+
+def native_search(
+    rules: Ruleset,
+    state: State,
+    *,
+    safe_joins: bool = True,
+    jitter: random.Random | None = None,
+    focus: bool = False,
+) -> Searcher:
+    """A search by the C core, or the Python one where the C core cannot take it."""
+    if jitter is None or type(jitter) is random.Random:
+        try:
+            return NativeSearch(rules, state, safe_joins=safe_joins, jitter=jitter, focus=focus)
+        except ValueError:
+            pass  # outside the C core's limits
+    return Search(rules, state, safe_joins=safe_joins, jitter=jitter, focus=focus)
