@@ -73,15 +73,12 @@ class NativeSearch:
             | focus << 5
             | (jitter is not None) << 6
         )
-        # Search.__init__'s own form: a column is its face-down count, then its cards.
         self.core = _native.Core(
-            tuple(
-                bytes((down,)) + bytes(cards)
-                for down, cards in zip(state.down, state.columns, strict=True)
-            ),
-            tuple(-1 if card is None else card for card in state.cells),
-            bytes(state.reserve),
-            bytes(rules.reserve_to),
+            state.down,
+            state.columns,
+            state.cells,
+            state.reserve,
+            rules.reserve_to,
             len(state.removed),
             rules.decks,
             _MODES[rules.sequences],

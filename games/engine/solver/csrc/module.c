@@ -26,47 +26,92 @@ enum {
     F_JITTER = 64,
 };
 
+/* A small int from ``item`` into ``*out``: 0 with an exception set when it is none. */
+static int small_int(PyObject *item, int low, int high, int *out)
+{
+    long value = PyLong_AsLong(item);
+    if (value == -1 && PyErr_Occurred())
+        return 0;
+    if (value < low || value > high) {
+        PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
+        return 0;
+    }
+    *out = (int)value;
+    return 1;
+}
+
+/* Each item of the tuple ``items`` as a byte into ``out`` (room for ``room``); the count,
+ * or -1 with an exception set. */
+static Py_ssize_t read_bytes(PyObject *items, uint8_t *out, Py_ssize_t room)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    if (n > room) {
+        PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int value;
+        if (!small_int(PyTuple_GET_ITEM(items, k), 0, 255, &value))
+            return -1;
+        out[k] = (uint8_t)value;
+    }
+    return n;
+}
+
+/* Core(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags): the
+ * state's own tuples (a cell None when empty) and the rules' fields. */
 static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *names[] = {"columns", "cells", "reserve", "reserve_to", "removed", "decks", "mode", "flags", NULL};
-    PyObject *columns, *cells;
-    Py_buffer reserve, reserve_to;
+    static char *names[] = {"down",  "columns", "cells", "reserve", "reserve_to", "removed",
+                            "decks", "mode",    "flags", NULL};
+    PyObject *down, *columns, *cells, *reserve, *reserve_to;
     int removed, decks, mode, flags;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*y*iiii", names, &PyTuple_Type, &columns,
-                                     &PyTuple_Type, &cells, &reserve, &reserve_to, &removed, &decks,
-                                     &mode, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!O!O!iiii", names, &PyTuple_Type, &down,
+                                     &PyTuple_Type, &columns, &PyTuple_Type, &cells, &PyTuple_Type,
+                                     &reserve, &PyTuple_Type, &reserve_to, &removed, &decks, &mode,
+                                     &flags))
         return -1;
     ns_setup setup;
-    memset(&setup, 0, sizeof setup);
-    int ok = 0;
     Py_ssize_t ncols = PyTuple_GET_SIZE(columns), ncells = PyTuple_GET_SIZE(cells);
-    if (ncols < 1 || ncols > NS_MAXCOLS || ncells > NS_MAXCELLS || reserve.len > NS_MAXRESERVE ||
-        reserve_to.len > NS_MAXRESERVE) {
+    if (ncols < 1 || ncols > NS_MAXCOLS || PyTuple_GET_SIZE(down) != ncols || ncells > NS_MAXCELLS) {
         PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
-        goto done;
+        return -1;
     }
     setup.ncols = (int)ncols;
+    Py_ssize_t at = 0;
     for (Py_ssize_t c = 0; c < ncols; c++) {
-        PyObject *col = PyTuple_GET_ITEM(columns, c);
-        if (!PyBytes_Check(col)) {
-            PyErr_SetString(PyExc_TypeError, "columns must be bytes");
-            goto done;
+        PyObject *cards = PyTuple_GET_ITEM(columns, c);
+        int face_down;
+        if (!PyTuple_Check(cards)) {
+            PyErr_SetString(PyExc_TypeError, "columns must be tuples of cards");
+            return -1;
         }
-        /* The tuple holds the bytes alive for as long as ns_new reads them. */
-        setup.columns[c] = (const uint8_t *)PyBytes_AS_STRING(col);
-        setup.lens[c] = (int)PyBytes_GET_SIZE(col);
+        if (at >= NS_DATA || !small_int(PyTuple_GET_ITEM(down, c), 0, 255, &face_down)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
+            return -1;
+        }
+        setup.data[at] = (uint8_t)face_down;
+        Py_ssize_t n = read_bytes(cards, setup.data + at + 1, NS_DATA - at - 1);
+        if (n < 0)
+            return -1;
+        setup.lens[c] = (int)n + 1;
+        at += n + 1;
     }
     setup.ncells = (int)ncells;
     for (Py_ssize_t n = 0; n < ncells; n++) {
-        long card = PyLong_AsLong(PyTuple_GET_ITEM(cells, n));
-        if (card == -1 && PyErr_Occurred())
-            goto done;
-        setup.cells[n] = card < -1 || card > 255 ? 255 : (int)card;
+        PyObject *card = PyTuple_GET_ITEM(cells, n);
+        if (card == Py_None)
+            setup.cells[n] = -1;
+        else if (!small_int(card, 0, 255, &setup.cells[n]))
+            return -1;
     }
-    setup.nreserve = (int)reserve.len;
-    memcpy(setup.reserve, reserve.buf, (size_t)reserve.len);
-    setup.nreserve_to = (int)reserve_to.len;
-    memcpy(setup.reserve_to, reserve_to.buf, (size_t)reserve_to.len);
+    Py_ssize_t nreserve = read_bytes(reserve, setup.reserve, NS_MAXRESERVE);
+    Py_ssize_t nreserve_to = read_bytes(reserve_to, setup.reserve_to, NS_MAXRESERVE);
+    if (nreserve < 0 || nreserve_to < 0)
+        return -1;
+    setup.nreserve = (int)nreserve;
+    setup.nreserve_to = (int)nreserve_to;
     setup.removed = removed;
     setup.decks = decks;
     setup.mode = mode;
@@ -81,15 +126,11 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
     ns_search *search = ns_new(&setup, &error);
     if (!search) {
         PyErr_SetString(PyExc_ValueError, error);
-        goto done;
+        return -1;
     }
     ns_free(self->search);
     self->search = search;
-    ok = 1;
-done:
-    PyBuffer_Release(&reserve);
-    PyBuffer_Release(&reserve_to);
-    return ok ? 0 : -1;
+    return 0;
 }
 
 static void Core_dealloc(CoreObject *self)

@@ -30,7 +30,7 @@ typedef struct {
 /* search.py's Child: column c is data[start[c] .. start[c + 1]]. */
 typedef struct {
     uint8_t start[NS_MAXCOLS + 1];
-    uint8_t data[NS_DATA];
+    uint8_t data[NS_DATA + 8]; /* 8 to spare: head() reads 8 bytes from any column */
     int8_t cells[NS_MAXCELLS];
     step_t step;
     uint8_t dealt, won;
@@ -131,8 +131,8 @@ struct ns_search {
     uint64_t *hashes;
     uint64_t *offsets;
     size_t table_cap, table_len;
-    /* scratch */
-    uint8_t scratch[NS_MAXCOLS][NS_DATA];
+    /* scratch, not zeroed: everything from here on is written before it is read */
+    uint8_t scratch[NS_MAXCOLS][NS_DATA + 8];
     step_t steps[MAXSTEPS];
     double sort_keys[MAXSTEPS + 1];
     dep_t dep;
@@ -201,6 +201,14 @@ static int grow(void **items, size_t *cap, size_t need, size_t size)
     *items = moved;
     *cap = next;
     return 1;
+}
+
+/* Copy ``n`` bytes 8 at a time (no call into the C library for a few bytes): both sides
+ * have 8 bytes to spare past any column. */
+static inline void copy_col(uint8_t *dst, const uint8_t *src, int n)
+{
+    for (int k = 0; k < n; k += 8)
+        memcpy(dst + k, src + k, 8);
 }
 
 /* --- cards ------------------------------------------------------------------------------------ */
@@ -669,7 +677,7 @@ static uint8_t *writable(ns_search *s, view_t *v, int c)
 {
     uint8_t *mine = s->scratch[c];
     if (v->p != mine) {
-        memcpy(mine, v->p, (size_t)v->len);
+        copy_col(mine, v->p, v->len);
         v->p = mine;
     }
     return mine;
@@ -726,7 +734,7 @@ static void pack(const ns_search *s, pos_t *out, const view_t *v)
     int at = 0;
     for (int c = 0; c < s->ncols; c++) {
         out->start[c] = (uint8_t)at;
-        memcpy(out->data + at, v[c].p, (size_t)v[c].len);
+        copy_col(out->data + at, v[c].p, v[c].len);
         at += v[c].len;
     }
     out->start[s->ncols] = (uint8_t)at;
@@ -740,7 +748,7 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
     int priority, t, a = step.a, b = step.b;
     const uint8_t *pile;
     int npile;
-    uint8_t cell_card;
+    uint8_t cell_pile[8] = {0};
     memcpy(child->cells, node->cells, sizeof child->cells);
     if (step.kind == 0) {
         t = step.c;
@@ -771,16 +779,16 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
             priority += P_KING;
         }
     } else {
-        cell_card = (uint8_t)node->cells[a];
-        pile = &cell_card;
+        cell_pile[0] = (uint8_t)node->cells[a];
+        pile = cell_pile;
         npile = 1;
         t = b;
         child->cells[a] = NO_CARD;
         priority = P_EMPTIES;
     }
     uint8_t *landed = s->scratch[t];
-    memcpy(landed, COL(node, t), (size_t)LEN(node, t));
-    memcpy(landed + LEN(node, t), pile, (size_t)npile);
+    copy_col(landed, COL(node, t), LEN(node, t));
+    copy_col(landed + LEN(node, t), pile, npile);
     v[t].p = landed;
     v[t].len = LEN(node, t) + npile;
     int runs = 0;
@@ -1209,16 +1217,34 @@ static int cmp_cols(const pos_t *p, int x, int y)
     return r ? r : lx - ly;
 }
 
+/* A column's first 8 bytes, big-endian, zero past its end: ordered as the columns are
+ * (a column's bytes compare as a string), with ties only between columns that share them. */
+static uint64_t head(const pos_t *p, int c)
+{
+    uint64_t v;
+    int len = LEN(p, c);
+    memcpy(&v, COL(p, c), 8); /* data has 8 bytes to spare */
+    v = __builtin_bswap64(v);
+    return len >= 8 ? v : v & ~(~0ULL >> (8 * len));
+}
+
+/* Sort columns as strings: by their heads, then (rarely) by all of their bytes. */
 static void sort_cols(const pos_t *p, uint8_t *cols, int n)
 {
+    uint64_t heads[NS_MAXCOLS];
+    for (int k = 0; k < n; k++)
+        heads[k] = head(p, cols[k]);
     for (int k = 1; k < n; k++) {
         uint8_t c = cols[k];
+        uint64_t v = heads[k];
         int j = k - 1;
-        while (j >= 0 && cmp_cols(p, cols[j], c) > 0) {
+        while (j >= 0 && (heads[j] > v || (heads[j] == v && cmp_cols(p, cols[j], c) > 0))) {
             cols[j + 1] = cols[j];
+            heads[j + 1] = heads[j];
             j--;
         }
         cols[j + 1] = c;
+        heads[j + 1] = v;
     }
 }
 
@@ -1246,7 +1272,7 @@ static int make_key(const ns_search *s, const pos_t *p, uint8_t *out)
     for (int k = 0; k < n; k++) {
         int len = LEN(p, order[k]);
         out[at++] = (uint8_t)len;
-        memcpy(out + at, COL(p, order[k]), (size_t)len);
+        copy_col(out + at, COL(p, order[k]), len);
         at += len;
     }
     if (s->has_cells) {
@@ -1291,7 +1317,7 @@ static uint64_t hash_key(const uint8_t *key, int len)
 
 static int table_grow(ns_search *s)
 {
-    size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 12;
+    size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 8;
     uint64_t *hashes = calloc(cap, sizeof(uint64_t));
     uint64_t *offsets = malloc(cap * sizeof(uint64_t));
     if (!hashes || !offsets) {
@@ -1475,18 +1501,21 @@ ns_search *ns_new(const ns_setup *u, const char **error)
     if (u->nreserve && u->nreserve != u->nreserve_to)
         return NULL;
     int copies[52] = {0}, total = 0;
-    for (int c = 0; c < u->ncols; c++) {
+    const uint8_t *columns[NS_MAXCOLS];
+    for (int c = 0, at = 0; c < u->ncols; c++) {
         int len = u->lens[c];
-        if (len < 1)
+        if (len < 1 || at + len > NS_DATA)
             return NULL;
-        int down = u->columns[c][0];
+        columns[c] = u->data + at;
+        at += len;
+        int down = columns[c][0];
         /* A column holds a face-up card unless it is empty, as the engine's always do. */
         if (len > 1 ? down >= len - 1 : down != 0)
             return NULL;
         for (int j = 1; j < len; j++) {
-            if (u->columns[c][j] >= 52)
+            if (columns[c][j] >= 52)
                 return NULL;
-            copies[u->columns[c][j]]++;
+            copies[columns[c][j]]++;
         }
         total += len - 1;
     }
@@ -1511,9 +1540,12 @@ ns_search *ns_new(const ns_setup *u, const char **error)
         return NULL;
 
     *error = "out of memory";
-    ns_search *s = calloc(1, sizeof *s);
+    ns_search *s = malloc(sizeof *s);
     if (!s)
         return NULL;
+    memset(s, 0, offsetof(ns_search, scratch));
+    s->dep.waiting = s->dep.queue = NULL;
+    s->dep.waiting_cap = s->dep.queue_cap = 0;
     s->ncols = u->ncols;
     s->ncells = u->ncells;
     s->mode = u->mode;
@@ -1555,7 +1587,7 @@ ns_search *ns_new(const ns_setup *u, const char **error)
     pos_t *root = &s->root;
     view_t v[NS_MAXCOLS];
     for (int c = 0; c < u->ncols; c++) {
-        v[c].p = u->columns[c];
+        v[c].p = columns[c];
         v[c].len = u->lens[c];
     }
     pack(s, root, v);

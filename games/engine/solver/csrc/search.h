@@ -27,8 +27,9 @@ enum { NS_LOST = 0, NS_WON = 1, NS_UNKNOWN = 2, NS_NOMEMORY = -1 };
 /* What search.py's Search.__init__ reads from the rules and the state. */
 typedef struct {
     int ncols;
-    /* Column c: lens[c] bytes at columns[c], its face-down count first (search.py's form). */
-    const uint8_t *columns[NS_MAXCOLS];
+    /* The columns one after another, each as search.py holds it (its face-down count,
+     * then its cards): column c is lens[c] bytes. */
+    uint8_t data[NS_DATA + 8]; /* 8 bytes to spare: columns are copied 8 bytes at a time */
     int lens[NS_MAXCOLS];
     int ncells;
     int cells[NS_MAXCELLS]; /* a card, or -1 */
