@@ -106,6 +106,11 @@ def solve(
         return over
     make = _maker(core)
     if rules.decks == 1 and rules.same_suit:
+        if make is native.native_search:
+            # One search, run once: in one call to the C core, where it takes the position.
+            decided = native.search_once(rules, state, budget)
+            if decided is not None:
+                return Solution(*decided)
         return Solution(*make(rules, state).run(budget))
     return _probing(rules, state, budget, make)
 

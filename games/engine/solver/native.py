@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
+from ..actions import Action
 from ..rules import Ruleset
 from ..state import State
 from .search import Decided, Search, Verdict, _action
@@ -64,26 +65,7 @@ class NativeSearch:
             raise RuntimeError("the native solver core is not built")
         self.focus = focus and not rules.same_suit
         self.jitter = jitter
-        flags = (
-            rules.same_suit
-            | rules.king_only_on_empty << 1
-            | rules.whole_column_to_empty << 2
-            | rules.deal_any_time << 3
-            | safe_joins << 4
-            | focus << 5
-            | (jitter is not None) << 6
-        )
-        self.core = _native.Core(
-            state.down,
-            state.columns,
-            state.cells,
-            state.reserve,
-            rules.reserve_to,
-            len(state.removed),
-            rules.decks,
-            _MODES[rules.sequences],
-            flags,
-        )
+        self.core = _native.Core(*_arguments(rules, state, safe_joins, jitter, focus))
         self.decided: Decided | None = None
 
     def run(self, budget: int) -> Decided:
@@ -99,15 +81,76 @@ class NativeSearch:
             version, words, gauss = jitter.getstate()
             code, line, nodes, after = self.core.run(budget, words)
             jitter.setstate((version, after, gauss))
-        verdict = _VERDICTS[code]
-        steps = tuple(
-            _action((line[k], line[k + 1], line[k + 2], line[k + 3]))
-            for k in range(0, len(line), 4)
-        )
-        answer: Decided = verdict, steps, nodes
-        if verdict != "unknown":
+        answer = _decided(code, line, nodes)
+        if answer[0] != "unknown":
             self.decided = answer
         return answer
+
+
+def search_once(rules: Ruleset, state: State, budget: int) -> Decided | None:
+    """``Search(rules, state).run(budget)`` by the C core in one call, or None where the C
+    core cannot take the position."""
+    if _native is None:
+        raise RuntimeError("the native solver core is not built")
+    try:
+        return _decided(*_native.search(*_arguments(rules, state, True, None, False), budget))
+    except ValueError:
+        return None  # outside the C core's limits
+
+
+def _arguments(
+    rules: Ruleset, state: State, safe_joins: bool, jitter: random.Random | None, focus: bool
+) -> tuple[
+    tuple[int, ...],
+    tuple[tuple[int, ...], ...],
+    tuple[int | None, ...],
+    tuple[int, ...],
+    tuple[int, ...],
+    int,
+    int,
+    int,
+    int,
+]:
+    """What the C core takes: the state's own tuples, the rules' fields and the options."""
+    flags = (
+        rules.same_suit
+        | rules.king_only_on_empty << 1
+        | rules.whole_column_to_empty << 2
+        | rules.deal_any_time << 3
+        | safe_joins << 4
+        | focus << 5
+        | (jitter is not None) << 6
+    )
+    return (
+        state.down,
+        state.columns,
+        state.cells,
+        state.reserve,
+        rules.reserve_to,
+        len(state.removed),
+        rules.decks,
+        _MODES[rules.sequences],
+        flags,
+    )
+
+
+#: Each step's action, made once: actions are frozen values, and making one costs more
+#: than the C core spends on a position.
+_ACTIONS: dict[bytes, Action] = {}
+
+
+def _decided(code: int, line: bytes, nodes: int) -> Decided:
+    """The C core's answer as Search.run's: the line's steps (4 bytes each) as actions."""
+    if not line:
+        return _VERDICTS[code], (), nodes
+    actions = []
+    for k in range(0, len(line), 4):
+        step = line[k : k + 4]
+        action = _ACTIONS.get(step)
+        if action is None:
+            action = _ACTIONS[step] = _action((step[0], step[1], step[2], step[3]))
+        actions.append(action)
+    return _VERDICTS[code], tuple(actions), nodes
 
 
 def native_search(

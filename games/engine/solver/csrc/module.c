@@ -58,24 +58,17 @@ static Py_ssize_t read_bytes(PyObject *items, uint8_t *out, Py_ssize_t room)
     return n;
 }
 
-/* Core(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags): the
- * state's own tuples (a cell None when empty) and the rules' fields. */
-static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
+/* A search from (down, columns, cells, reserve, reserve_to, removed, decks, mode, flags):
+ * the state's own tuples (a cell None when empty) and the rules' fields; NULL with an
+ * exception set (ValueError when the core does not take the position). */
+static ns_search *new_search(PyObject *down, PyObject *columns, PyObject *cells, PyObject *reserve,
+                             PyObject *reserve_to, int removed, int decks, int mode, int flags)
 {
-    static char *names[] = {"down",  "columns", "cells", "reserve", "reserve_to", "removed",
-                            "decks", "mode",    "flags", NULL};
-    PyObject *down, *columns, *cells, *reserve, *reserve_to;
-    int removed, decks, mode, flags;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!O!O!iiii", names, &PyTuple_Type, &down,
-                                     &PyTuple_Type, &columns, &PyTuple_Type, &cells, &PyTuple_Type,
-                                     &reserve, &PyTuple_Type, &reserve_to, &removed, &decks, &mode,
-                                     &flags))
-        return -1;
     ns_setup setup;
     Py_ssize_t ncols = PyTuple_GET_SIZE(columns), ncells = PyTuple_GET_SIZE(cells);
     if (ncols < 1 || ncols > NS_MAXCOLS || PyTuple_GET_SIZE(down) != ncols || ncells > NS_MAXCELLS) {
         PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
-        return -1;
+        return NULL;
     }
     setup.ncols = (int)ncols;
     Py_ssize_t at = 0;
@@ -84,17 +77,17 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
         int face_down;
         if (!PyTuple_Check(cards)) {
             PyErr_SetString(PyExc_TypeError, "columns must be tuples of cards");
-            return -1;
+            return NULL;
         }
         if (at >= NS_DATA || !small_int(PyTuple_GET_ITEM(down, c), 0, 255, &face_down)) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "the position is outside the native core's limits");
-            return -1;
+            return NULL;
         }
         setup.data[at] = (uint8_t)face_down;
         Py_ssize_t n = read_bytes(cards, setup.data + at + 1, NS_DATA - at - 1);
         if (n < 0)
-            return -1;
+            return NULL;
         setup.lens[c] = (int)n + 1;
         at += n + 1;
     }
@@ -104,12 +97,12 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
         if (card == Py_None)
             setup.cells[n] = -1;
         else if (!small_int(card, 0, 255, &setup.cells[n]))
-            return -1;
+            return NULL;
     }
     Py_ssize_t nreserve = read_bytes(reserve, setup.reserve, NS_MAXRESERVE);
     Py_ssize_t nreserve_to = read_bytes(reserve_to, setup.reserve_to, NS_MAXRESERVE);
     if (nreserve < 0 || nreserve_to < 0)
-        return -1;
+        return NULL;
     setup.nreserve = (int)nreserve;
     setup.nreserve_to = (int)nreserve_to;
     setup.removed = removed;
@@ -124,10 +117,30 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
     setup.jitter = !!(flags & F_JITTER);
     const char *error = NULL;
     ns_search *search = ns_new(&setup, &error);
-    if (!search) {
+    if (!search)
         PyErr_SetString(PyExc_ValueError, error);
+    return search;
+}
+
+#define SEARCH_FORMAT "O!O!O!O!O!iiii"
+#define SEARCH_NAMES "down", "columns", "cells", "reserve", "reserve_to", "removed", "decks", "mode", "flags"
+#define SEARCH_ARGS(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags)               \
+    &PyTuple_Type, &down, &PyTuple_Type, &columns, &PyTuple_Type, &cells, &PyTuple_Type, &reserve,          \
+        &PyTuple_Type, &reserve_to, &removed, &decks, &mode, &flags
+
+/* Core(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags) */
+static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *names[] = {SEARCH_NAMES, NULL};
+    PyObject *down, *columns, *cells, *reserve, *reserve_to;
+    int removed, decks, mode, flags;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, SEARCH_FORMAT, names,
+                                     SEARCH_ARGS(down, columns, cells, reserve, reserve_to, removed,
+                                                 decks, mode, flags)))
         return -1;
-    }
+    ns_search *search = new_search(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags);
+    if (!search)
+        return -1;
     ns_free(self->search);
     self->search = search;
     return 0;
@@ -214,6 +227,55 @@ static PyObject *Core_run(CoreObject *self, PyObject *args)
                          (long long)ns_nodes(self->search), after);
 }
 
+/* The answer of a run: (verdict, line, nodes), or NULL when out of memory. */
+static PyObject *answer(ns_search *search, int verdict)
+{
+    if (verdict == NS_NOMEMORY)
+        return PyErr_NoMemory();
+    const uint8_t *steps;
+    size_t n = ns_line(search, &steps);
+    /* y# makes None of a NULL pointer: an empty line is b"". */
+    return Py_BuildValue("iy#L", verdict, n ? (const char *)steps : "", (Py_ssize_t)(4 * n),
+                         (long long)ns_nodes(search));
+}
+
+/* search(down, ..., flags, budget): Core(...).run(budget) without a probe's random
+ * source, in one call (the solver's common case: one search, run once). */
+static PyObject *search_once(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    (void)module;
+    static char *names[] = {SEARCH_NAMES, "budget", NULL};
+    PyObject *down, *columns, *cells, *reserve, *reserve_to;
+    int removed, decks, mode, flags;
+    long long budget;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, SEARCH_FORMAT "L", names,
+                                     SEARCH_ARGS(down, columns, cells, reserve, reserve_to, removed,
+                                                 decks, mode, flags),
+                                     &budget))
+        return NULL;
+    if (flags & F_JITTER) {
+        PyErr_SetString(PyExc_ValueError, "a probe needs Core, with its random source");
+        return NULL;
+    }
+    ns_search *search = new_search(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags);
+    if (!search)
+        return NULL;
+    int verdict;
+    Py_BEGIN_ALLOW_THREADS
+    verdict = ns_run(search, (int64_t)budget);
+    Py_END_ALLOW_THREADS
+    PyObject *result = answer(search, verdict);
+    ns_free(search);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"search", (PyCFunction)(void (*)(void))search_once, METH_VARARGS | METH_KEYWORDS,
+     "search(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags, budget) -> "
+     "(verdict, line, nodes): one search, run once."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef Core_methods[] = {
     {"run", (PyCFunction)Core_run, METH_VARARGS,
      "run(budget, mt=None) -> (verdict, line, nodes, mt): Search.run, the line as 4 bytes a "
@@ -238,6 +300,7 @@ static struct PyModuleDef module = {
     .m_name = "games.engine.solver._native",
     .m_doc = "The native core of games.engine.solver (see native.py).",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void)

@@ -83,6 +83,8 @@ typedef struct {
     int order[NS_MAXCARDS];
     int why[NS_MAXCARDS][3];
     int nwhy[NS_MAXCARDS];
+    /* Whether closure() records ``why`` (read only by one_place, with two decks). */
+    int record_why;
     /* _grow's own: the entries it looks at, those left, who waits on whom, its queue. */
     int list[NS_MAXCARDS];
     int left[NS_MAXCARDS];
@@ -112,12 +114,11 @@ struct ns_search {
     int one_target, joins_safe, two_decks, strands_checked, strands_everywhere;
     int focus, jitter, settled;
     pos_t root;
-    /* Python's Mersenne Twister */
-    uint32_t mt[624];
-    int mti;
     /* the run */
     int started, decided;
     int64_t nodes;
+    int mti;
+    /* Growing arrays, kept from one search to the next on a thread (ns_free) while small. */
     pos_t *kids;
     int32_t *rank;
     size_t nkids, kids_cap;
@@ -131,7 +132,8 @@ struct ns_search {
     uint64_t *hashes;
     uint64_t *offsets;
     size_t table_cap, table_len;
-    /* scratch, not zeroed: everything from here on is written before it is read */
+    /* Scratch, not zeroed: everything from here on is written before it is read. */
+    uint32_t mt[624]; /* Python's Mersenne Twister, set by ns_mt_set before a probe runs */
     uint8_t scratch[NS_MAXCOLS][NS_DATA + 8];
     step_t steps[MAXSTEPS];
     double sort_keys[MAXSTEPS + 1];
@@ -424,8 +426,10 @@ static int join(grow_t *g, int i, const int cause[3], int ncause)
     g->leaves[i] = 1;
     if (g->order) {
         g->order[i] = g->step++;
-        memcpy(d->why[i], cause, sizeof(int) * (size_t)ncause);
-        d->nwhy[i] = ncause;
+        if (d->record_why) {
+            memcpy(d->why[i], cause, sizeof(int) * (size_t)ncause);
+            d->nwhy[i] = ncause;
+        }
     }
     if (d->needed[i])
         g->missing--;
@@ -526,7 +530,8 @@ static int dep_closure(dep_t *d, int until_needed)
     uint8_t leaves[NS_MAXCARDS];
     for (int i = 0; i < d->total; i++)
         d->order[i] = NEVER;
-    memset(d->nwhy, 0, sizeof(int) * (size_t)d->total);
+    if (d->record_why)
+        memset(d->nwhy, 0, sizeof(int) * (size_t)d->total);
     if (until_needed && !d->missing)
         return 1;
     memset(leaves, 0, (size_t)d->total);
@@ -659,6 +664,7 @@ static int stranded(ns_search *s, const pos_t *p)
         if (p->cells[n] >= 0)
             free |= 1ULL << p->cells[n];
     dep_t *d = &s->dep;
+    d->record_why = s->two_decks;
     dep_build(s, d, p, free);
     if (!d->missing)
         return 0;
@@ -1248,9 +1254,38 @@ static void sort_cols(const pos_t *p, uint8_t *cols, int n)
     }
 }
 
+/* With one deck, one order of columns that is the same for equal multisets of columns,
+ * without comparing any: the columns by their bottom card (no two share one), then the
+ * empty ones (all alike). */
+static void order_by_bottom(const pos_t *p, uint8_t *cols, int n)
+{
+    uint64_t bottoms = 0;
+    uint8_t at[52];
+    uint8_t empty[NS_MAXCOLS];
+    int nempty = 0;
+    for (int k = 0; k < n; k++) {
+        int c = cols[k];
+        if (LEN(p, c) > 1) {
+            int card = COL(p, c)[1];
+            bottoms |= 1ULL << card;
+            at[card] = (uint8_t)c;
+        } else {
+            empty[nempty++] = (uint8_t)c;
+        }
+    }
+    int k = 0;
+    while (bottoms) {
+        cols[k++] = at[__builtin_ctzll(bottoms)];
+        bottoms &= bottoms - 1;
+    }
+    memcpy(cols + k, empty, (size_t)nempty);
+}
+
 /* Search.key: equal keys, equal futures (shortcut 1). Encoded otherwise than in Python but
  * equal exactly when Python's keys are: the reserve's columns in order while the reserve is
- * undealt, then the other columns sorted, each with its length; then the cells, sorted. */
+ * undealt, then the other columns in an order that depends only on which columns there are
+ * (sorted, or with one deck by their bottom cards), each with its length; then the cells,
+ * sorted. */
 static int make_key(const ns_search *s, const pos_t *p, uint8_t *out)
 {
     uint8_t order[NS_MAXCOLS];
@@ -1259,14 +1294,14 @@ static int make_key(const ns_search *s, const pos_t *p, uint8_t *out)
         out[at++] = 0;
         for (int c = 0; c < s->ncols; c++)
             order[c] = (uint8_t)c;
-        sort_cols(p, order, s->ncols);
+        (s->two_decks ? sort_cols : order_by_bottom)(p, order, s->ncols);
         n = s->ncols;
     } else {
         out[at++] = 1;
         for (int k = 0; k < s->nreserve_to; k++)
             order[n++] = s->reserve_to[k];
         memcpy(order + n, s->other_cols, (size_t)s->nother);
-        sort_cols(p, order + n, s->nother);
+        (s->two_decks ? sort_cols : order_by_bottom)(p, order + n, s->nother);
         n += s->nother;
     }
     for (int k = 0; k < n; k++) {
@@ -1411,7 +1446,7 @@ static int start(ns_search *s)
     int len = make_key(s, root, key);
     uint64_t h = hash_key(key, len);
     size_t slot;
-    if (!table_grow(s))
+    if (!s->table_cap && !table_grow(s))
         return -2;
     table_find(s, key, len, h, &slot);
     if (!table_add(s, key, len, h, slot))
@@ -1490,6 +1525,15 @@ size_t ns_line(const ns_search *s, const uint8_t **steps)
 
 /* --- making and freeing ----------------------------------------------------------------- */
 
+/* A thread's last search, freed and ready for its next: ns_new starts from it. */
+static _Thread_local ns_search *spare;
+/* What a kept search keeps at most: kids, frames (and steps of the line), key bytes, table
+ * slots (some 800 KB in all). */
+#define KEEP_KIDS 512
+#define KEEP_FRAMES 4096
+#define KEEP_KEYS (1 << 19)
+#define KEEP_TABLE (1 << 13)
+
 ns_search *ns_new(const ns_setup *u, const char **error)
 {
     *error = "the position is outside the native core's limits";
@@ -1540,12 +1584,23 @@ ns_search *ns_new(const ns_setup *u, const char **error)
         return NULL;
 
     *error = "out of memory";
-    ns_search *s = malloc(sizeof *s);
-    if (!s)
-        return NULL;
-    memset(s, 0, offsetof(ns_search, scratch));
-    s->dep.waiting = s->dep.queue = NULL;
-    s->dep.waiting_cap = s->dep.queue_cap = 0;
+    ns_search *s = spare;
+    if (s) {
+        spare = NULL;
+        if (s->table_len) {
+            memset(s->hashes, 0, s->table_cap * sizeof(uint64_t));
+            s->table_len = 0;
+        }
+        s->nkids = s->nframes = s->npath = s->keys_len = 0;
+    } else {
+        s = malloc(sizeof *s);
+        if (!s)
+            return NULL;
+        memset(s, 0, offsetof(ns_search, mt));
+        s->dep.waiting = s->dep.queue = NULL;
+        s->dep.waiting_cap = s->dep.queue_cap = 0;
+    }
+    memset(s, 0, offsetof(ns_search, kids));
     s->ncols = u->ncols;
     s->ncells = u->ncells;
     s->mode = u->mode;
@@ -1603,10 +1658,40 @@ ns_search *ns_new(const ns_setup *u, const char **error)
     return s;
 }
 
+/* Free ``*items`` if it holds more than ``keep``. */
+static void trim(void **items, size_t *cap, size_t keep)
+{
+    if (*cap > keep) {
+        free(*items);
+        *items = NULL;
+        *cap = 0;
+    }
+}
+
 void ns_free(ns_search *s)
 {
     if (!s)
         return;
+    if (!spare) {
+        /* Kept for the thread's next search, with its arrays while they are small: the
+         * solver's common case is many small searches (hints, analyses, surveys). */
+        size_t rank_cap = s->kids_cap;
+        trim((void **)&s->rank, &rank_cap, KEEP_KIDS);
+        trim((void **)&s->kids, &s->kids_cap, KEEP_KIDS);
+        trim((void **)&s->frames, &s->frames_cap, KEEP_FRAMES);
+        trim((void **)&s->path, &s->path_cap, KEEP_FRAMES);
+        trim((void **)&s->keys, &s->keys_cap, KEEP_KEYS);
+        if (s->table_cap > KEEP_TABLE) {
+            free(s->offsets);
+            s->offsets = NULL;
+            trim((void **)&s->hashes, &s->table_cap, KEEP_TABLE);
+            s->table_len = 0;
+        }
+        trim((void **)&s->dep.waiting, &s->dep.waiting_cap, KEEP_KEYS);
+        trim((void **)&s->dep.queue, &s->dep.queue_cap, KEEP_KEYS);
+        spare = s;
+        return;
+    }
     free(s->kids);
     free(s->rank);
     free(s->frames);
