@@ -653,6 +653,174 @@ static int dep_one_place(dep_t *d)
     return 0;
 }
 
+/* A set of places, one bit each (a position has at most NS_MAXCARDS cards in columns). */
+typedef struct {
+    uint64_t w[2];
+} places_t;
+
+#define HAS(set, i) ((set).w[(i) >> 6] >> ((i)&63) & 1)
+#define ADD(set, i) ((set).w[(i) >> 6] |= 1ULL << ((i)&63))
+
+/* The places low..high-1. */
+static places_t span(int low, int high)
+{
+    places_t set = {{0, 0}};
+    for (int word = 0; word < 2; word++) {
+        int a = low - 64 * word, b = high - 64 * word;
+        a = a < 0 ? 0 : a > 64 ? 64 : a;
+        b = b < 0 ? 0 : b > 64 ? 64 : b;
+        if (b > a)
+            set.w[word] = (b - a == 64 ? ~0ULL : ((1ULL << (b - a)) - 1)) << a;
+    }
+    return set;
+}
+
+/* Shortcut 6 with one deck: whether a needed card lies outside the least set closed
+ * under departures.py's conditions. Only that set matters here (not the order in which
+ * cards join it, which shortcut 7 reads), and a set has one least fixed point, so it is
+ * found by passes over the cards until one adds nothing: the same answer as
+ * Departures.closure, with bit sets in place of its lists. */
+static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
+{
+    int ncols = s->ncols;
+    int place[52]; /* each card's place, or -1 */
+    int offsets[NS_MAXCOLS + 1];
+    int total = 0;
+    for (int card = 0; card < 52; card++)
+        place[card] = -1;
+    for (int c = 0; c < ncols; c++) {
+        offsets[c] = total;
+        const uint8_t *col = COL(p, c);
+        int n = LEN(p, c) - 1;
+        for (int j = 0; j < n; j++)
+            place[col[1 + j]] = total + j;
+        total += n;
+    }
+    offsets[ncols] = total;
+    /* What each card's departure needs: ``up`` gone, and one of its ways (``cover`` gone,
+     * or nothing on the copy; and some place of ``between`` gone when there is one), or an
+     * empty column for ``to_empty``, or nothing for ``none``. */
+    struct {
+        int i, up, to_empty, none, nways;
+        int cover[4];
+        int ranged[4];
+        places_t between[4];
+    } entry[NS_MAXCARDS];
+    int nentries = 0;
+    places_t needed = {{0, 0}}, emptiers = {{0, 0}};
+    int any_empty = 0;
+    for (int c = 0; c < ncols; c++) {
+        const uint8_t *col = COL(p, c);
+        int base = offsets[c], n = LEN(p, c) - 1;
+        if (!n) {
+            any_empty = 1;
+            continue;
+        }
+        int down = col[0], top = base + n;
+        for (int j = n - 1; j >= 0; j--) {
+            int i = base + j, card = col[1 + j];
+            int up = j < down ? i + 1 : -1;
+            if (up >= 0)
+                ADD(needed, up);
+            if (card % 13 == 12) {
+                if (!j)
+                    continue;
+                ADD(needed, i);
+                int done = j + 1 == n || col[2 + j] == card - 1;
+                entry[nentries].i = i;
+                entry[nentries].up = up;
+                entry[nentries].to_empty = 1;
+                entry[nentries].none = done;
+                entry[nentries].nways = done ? 0 : 1;
+                entry[nentries].cover[0] = i + 1;
+                entry[nentries].ranged[0] = 0;
+                nentries++;
+                continue;
+            }
+            if (!j || col[j] != card + 1)
+                ADD(needed, i);
+            int none = 0, nways = 0;
+            for (int k = 0; k < s->ntargets[card]; k++) {
+                int t = s->targets[card][k];
+                if (free >> t & 1) {
+                    none = 1;
+                    break;
+                }
+                int ti = place[t];
+                if (ti < 0 || (ti == i - 1 && j))
+                    continue;
+                /* the card on the copy: none at the top of its column */
+                int cover = -1;
+                for (int d = 0; d <= ncols; d++)
+                    if (offsets[d] > ti) {
+                        cover = ti + 1 < offsets[d] ? ti + 1 : -1;
+                        break;
+                    }
+                entry[nentries].cover[nways] = cover;
+                entry[nentries].ranged[nways] = i < ti && ti < top;
+                if (i < ti && ti < top)
+                    entry[nentries].between[nways] = span(i + 1, ti + 1);
+                nways++;
+            }
+            entry[nentries].i = i;
+            entry[nentries].up = up;
+            entry[nentries].to_empty = !s->king_only;
+            entry[nentries].none = none;
+            entry[nentries].nways = none ? 0 : nways;
+            nentries++;
+        }
+    }
+    if (!needed.w[0] && !needed.w[1])
+        return 0;
+    for (int c = 0; c < ncols; c++) {
+        int len = LEN(p, c);
+        if (len == 1)
+            continue;
+        const uint8_t *col = COL(p, c);
+        int bottom = col[1];
+        if (bottom % 13 != 12)
+            ADD(emptiers, offsets[c]);
+        else if (len == 2 || col[2] == bottom - 1)
+            any_empty = 1;
+        else
+            ADD(emptiers, offsets[c] + 1);
+    }
+    /* The cards not in yet, looked at again after each pass that let one in. */
+    int pending[NS_MAXCARDS], npending = nentries;
+    for (int e = 0; e < nentries; e++)
+        pending[e] = e;
+    places_t leaves = {{0, 0}};
+    for (;;) {
+        int kept = 0;
+        for (int k = 0; k < npending; k++) {
+            int e = pending[k];
+            int ok = entry[e].up < 0 || HAS(leaves, entry[e].up);
+            if (ok && !entry[e].none && !(entry[e].to_empty && any_empty)) {
+                ok = 0;
+                for (int w = 0; !ok && w < entry[e].nways; w++) {
+                    int cover = entry[e].cover[w];
+                    if (cover >= 0 && !HAS(leaves, cover))
+                        continue;
+                    ok = !entry[e].ranged[w] || (leaves.w[0] & entry[e].between[w].w[0]) ||
+                         (leaves.w[1] & entry[e].between[w].w[1]);
+                }
+            }
+            if (!ok) {
+                pending[kept++] = e;
+                continue;
+            }
+            ADD(leaves, entry[e].i);
+            if (HAS(emptiers, entry[e].i))
+                any_empty = 1;
+        }
+        if (!(needed.w[0] & ~leaves.w[0]) && !(needed.w[1] & ~leaves.w[1]))
+            return 0;
+        if (kept == npending)
+            return 1;
+        npending = kept;
+    }
+}
+
 /* lost_as_it_stands: shortcut 6, and with two decks 7; -1 out of memory. */
 static int stranded(ns_search *s, const pos_t *p)
 {
@@ -663,17 +831,19 @@ static int stranded(ns_search *s, const pos_t *p)
     for (int n = 0; n < s->ncells; n++)
         if (p->cells[n] >= 0)
             free |= 1ULL << p->cells[n];
+    if (!s->two_decks)
+        return stranded_one_deck(s, p, free);
     dep_t *d = &s->dep;
-    d->record_why = s->two_decks;
+    d->record_why = 1;
     dep_build(s, d, p, free);
     if (!d->missing)
         return 0;
-    if (!dep_closure(d, !s->two_decks))
+    if (!dep_closure(d, 0))
         return -1;
     for (int i = 0; i < d->total; i++)
         if (d->needed[i] && d->order[i] == NEVER)
             return 1;
-    return s->two_decks ? dep_one_place(d) : 0;
+    return dep_one_place(d);
 }
 
 /* --- effects ---------------------------------------------------------------------------- */
