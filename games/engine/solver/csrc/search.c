@@ -1146,13 +1146,17 @@ static int one_target_moves(ns_search *s, const pos_t *p, int *progress)
 {
     step_t *steps = s->steps;
     int n = 0;
+    /* Where each face-up card is: a face-down card can neither move nor be built on, so
+     * to this function it is as good as nowhere (search.py finds it, then drops it). */
     uint8_t where[52], index[52];
     memset(where, NOWHERE, sizeof where);
     for (int c = 0; c < s->ncols; c++) {
         const uint8_t *col = COL(p, c);
-        for (int j = 1; j < LEN(p, c); j++) {
-            where[col[j]] = (uint8_t)c;
-            index[col[j]] = (uint8_t)(j - 1);
+        int len = LEN(p, c);
+        for (int j = 1 + col[0]; j < len; j++) {
+            int card = col[j];
+            where[card] = (uint8_t)c;
+            index[card] = (uint8_t)(j - 1);
         }
     }
     for (int cell = 0; cell < s->ncells; cell++)
@@ -1167,11 +1171,8 @@ static int one_target_moves(ns_search *s, const pos_t *p, int *progress)
             if (top % 13) {
                 int c = where[top - 1];
                 if (c < IN_CELL) {
-                    if (c != t) {
-                        int i = index[top - 1];
-                        if (i >= COL(p, c)[0])
-                            PUSH(0, c, i, t);
-                    }
+                    if (c != t)
+                        PUSH(0, c, index[top - 1], t);
                 } else if (c != NOWHERE) {
                     PUSH(1, c - IN_CELL, t, 0);
                 }
@@ -1195,11 +1196,8 @@ static int one_target_moves(ns_search *s, const pos_t *p, int *progress)
             for (int k = 0; k < 4; k++) {
                 int c = where[kings[k]];
                 if (c < IN_CELL) {
-                    int i = index[kings[k]];
-                    if (i >= COL(p, c)[0]) {
-                        mc[nmovers] = c;
-                        mi[nmovers++] = i;
-                    }
+                    mc[nmovers] = c;
+                    mi[nmovers++] = index[kings[k]];
                 } else if (c != NOWHERE) {
                     mc[nmovers] = c;
                     mi[nmovers++] = 0;
