@@ -1,4 +1,5 @@
-"""``manage.py serve``: migrate, collect static files and run daphne in this process.
+"""``manage.py serve``: migrate, collect static files and run daphne in this process; its
+first line says where it serves and which solver core runs (native or python).
 
 Running daphne in the same process as the settings keeps the embedded PostgreSQL (started
 when the settings load, stopped at exit) alive exactly as long as the server. daphne runs
@@ -14,6 +15,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from games.engine import solver
 from scorpion_server import transport
 
 
@@ -40,9 +42,14 @@ class Command(BaseCommand):
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{port}"
         json_logs = settings.LOG_FORMAT == "json"
+        core = solver.CORE
         if json_logs:  # every line a JSON object: through the log, and no plain access log
-            logging.getLogger("scorpion.serve").info("Scorpion server on %s/", url)
+            logging.getLogger("scorpion.serve").info(
+                "Scorpion server on %s/, solver core: %s", url, core
+            )
         else:
-            self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
+            self.stdout.write(
+                f"Scorpion server on {url}/  (API docs: {url}/api/docs/; solver core: {core})"
+            )
             self.stdout.flush()
         transport.run(host, port, quiet=json_logs)
