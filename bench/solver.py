@@ -73,8 +73,8 @@ def main() -> None:
         for index, state in enumerate(states):
             for core in cores:
                 for _ in range(args.repeat):
-                    solution, seconds = timed(rules, state, args.budget, core)
-                    best[core][index] = min(best[core][index], seconds)
+                    solution, took = timed(rules, state, args.budget, core)
+                    best[core][index] = min(best[core][index], took)
                     if len(answers[core]) == index:
                         answers[core].append(solution)
         if len(cores) == 2 and answers["python"] != answers["native"]:
