@@ -130,7 +130,7 @@ def systematic(
 def _over(rules: Ruleset, state: State) -> Solution | None:
     """The answer for a game already over (no search), or None; a state of other rules
     is refused."""
-    if state.rules != rules:
+    if state.rules is not rules and state.rules != rules:
         raise ValueError(f"the state is a {state.rules.name} state, not {rules.name}")
     if state.status == WON:
         return Solution("won", (), 0)
