@@ -36,6 +36,11 @@ typedef struct {
     uint8_t dealt, won;
     uint16_t removed;
     int32_t priority;
+    /* With one deck, the columns by bottom card (order_by_bottom) once ``ordered``: a move
+     * that empties no column and fills none keeps every bottom card, so a child inherits
+     * its parent's order, and its key needs no sorting. */
+    uint8_t ordered;
+    uint8_t order[NS_MAXCOLS];
 } pos_t;
 
 #define COL(p, c) ((p)->data + (p)->start[c])
@@ -684,6 +689,7 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
 {
     int ncols = s->ncols;
     int place[52]; /* each card's place, or -1 */
+    int8_t cover_of[NS_MAXCARDS]; /* the card on each place, or -1 */
     int offsets[NS_MAXCOLS + 1];
     int total = 0;
     for (int card = 0; card < 52; card++)
@@ -692,21 +698,28 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
         offsets[c] = total;
         const uint8_t *col = COL(p, c);
         int n = LEN(p, c) - 1;
-        for (int j = 0; j < n; j++)
+        for (int j = 0; j < n; j++) {
             place[col[1 + j]] = total + j;
+            cover_of[total + j] = (int8_t)(j + 1 < n ? total + j + 1 : -1);
+        }
         total += n;
     }
     offsets[ncols] = total;
     /* What each card's departure needs: ``up`` gone, and one of its ways (``cover`` gone,
      * or nothing on the copy; and some place of ``between`` gone when there is one), or an
-     * empty column for ``to_empty``, or nothing for ``none``. */
+     * empty column for ``to_empty``, or nothing for ``none``. Small, so that a call
+     * touches little memory. */
     struct {
-        int i, up, to_empty, none, nways;
-        int cover[4];
-        int ranged[4];
-        places_t between[4];
+        uint8_t i, to_empty, none, nways;
+        int8_t up;
+        uint16_t way0;
     } entry[NS_MAXCARDS];
-    int nentries = 0;
+    struct {
+        int8_t cover;
+        int16_t between; /* an index into ``spans``, or -1 */
+    } way[NS_MAXCARDS * 4];
+    places_t spans[NS_MAXCARDS * 4];
+    int nentries = 0, nways = 0, nspans = 0;
     places_t needed = {{0, 0}}, emptiers = {{0, 0}};
     int any_empty = 0;
     for (int c = 0; c < ncols; c++) {
@@ -722,26 +735,30 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
             int up = j < down ? i + 1 : -1;
             if (up >= 0)
                 ADD(needed, up);
+            entry[nentries].i = (uint8_t)i;
+            entry[nentries].up = (int8_t)up;
+            entry[nentries].way0 = (uint16_t)nways;
             if (card % 13 == 12) {
                 if (!j)
                     continue;
                 ADD(needed, i);
                 int done = j + 1 == n || col[2 + j] == card - 1;
-                entry[nentries].i = i;
-                entry[nentries].up = up;
                 entry[nentries].to_empty = 1;
-                entry[nentries].none = done;
+                entry[nentries].none = (uint8_t)done;
                 entry[nentries].nways = done ? 0 : 1;
-                entry[nentries].cover[0] = i + 1;
-                entry[nentries].ranged[0] = 0;
+                if (!done) {
+                    way[nways].cover = (int8_t)(i + 1);
+                    way[nways++].between = -1;
+                }
                 nentries++;
                 continue;
             }
             if (!j || col[j] != card + 1)
                 ADD(needed, i);
-            int none = 0, nways = 0;
-            for (int k = 0; k < s->ntargets[card]; k++) {
-                int t = s->targets[card][k];
+            int none = 0, way0 = nways, ntargets = s->ntargets[card];
+            const uint8_t *targets = s->targets[card];
+            for (int k = 0; k < ntargets; k++) {
+                int t = targets[k];
                 if (free >> t & 1) {
                     none = 1;
                     break;
@@ -749,24 +766,19 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
                 int ti = place[t];
                 if (ti < 0 || (ti == i - 1 && j))
                     continue;
-                /* the card on the copy: none at the top of its column */
-                int cover = -1;
-                for (int d = 0; d <= ncols; d++)
-                    if (offsets[d] > ti) {
-                        cover = ti + 1 < offsets[d] ? ti + 1 : -1;
-                        break;
-                    }
-                entry[nentries].cover[nways] = cover;
-                entry[nentries].ranged[nways] = i < ti && ti < top;
-                if (i < ti && ti < top)
-                    entry[nentries].between[nways] = span(i + 1, ti + 1);
+                way[nways].cover = cover_of[ti];
+                way[nways].between = -1;
+                if (i < ti && ti < top) {
+                    spans[nspans] = span(i + 1, ti + 1);
+                    way[nways].between = (int16_t)nspans++;
+                }
                 nways++;
             }
-            entry[nentries].i = i;
-            entry[nentries].up = up;
+            if (none)
+                nways = way0;
             entry[nentries].to_empty = !s->king_only;
-            entry[nentries].none = none;
-            entry[nentries].nways = none ? 0 : nways;
+            entry[nentries].none = (uint8_t)none;
+            entry[nentries].nways = (uint8_t)(nways - way0);
             nentries++;
         }
     }
@@ -797,12 +809,12 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
             int ok = entry[e].up < 0 || HAS(leaves, entry[e].up);
             if (ok && !entry[e].none && !(entry[e].to_empty && any_empty)) {
                 ok = 0;
-                for (int w = 0; !ok && w < entry[e].nways; w++) {
-                    int cover = entry[e].cover[w];
+                for (int w = entry[e].way0; !ok && w < entry[e].way0 + entry[e].nways; w++) {
+                    int cover = way[w].cover;
                     if (cover >= 0 && !HAS(leaves, cover))
                         continue;
-                    ok = !entry[e].ranged[w] || (leaves.w[0] & entry[e].between[w].w[0]) ||
-                         (leaves.w[1] & entry[e].between[w].w[1]);
+                    int b = way[w].between;
+                    ok = b < 0 || (leaves.w[0] & spans[b].w[0]) || (leaves.w[1] & spans[b].w[1]);
                 }
             }
             if (!ok) {
@@ -989,6 +1001,9 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
         priority += runs * P_RUN;
     child->won = (uint8_t)(mode != NS_STAY ? removed >= s->need : is_won(s, v, removed));
     pack(s, child, v);
+    child->ordered = node->ordered && !runs && v[t].len - npile > 1 && (step.kind || b);
+    if (child->ordered)
+        memcpy(child->order, node->order, sizeof child->order);
     child->step = step;
     child->dealt = node->dealt;
     child->removed = (uint16_t)removed;
@@ -1015,6 +1030,7 @@ static void deal(ns_search *s, const pos_t *node, pos_t *child)
     pack(s, child, v);
     memcpy(child->cells, node->cells, sizeof child->cells);
     child->step = (step_t){2, 0, 0, 0};
+    child->ordered = 0;
     child->dealt = 1;
     child->removed = (uint16_t)removed;
     child->won = (uint8_t)is_won(s, v, removed);
@@ -1454,23 +1470,32 @@ static void order_by_bottom(const pos_t *p, uint8_t *cols, int n)
  * undealt, then the other columns in an order that depends only on which columns there are
  * (sorted, or with one deck by their bottom cards), each with its length; then the cells,
  * sorted. */
-static int make_key(const ns_search *s, const pos_t *p, uint8_t *out)
+static int make_key(const ns_search *s, pos_t *p, uint8_t *out)
 {
     uint8_t order[NS_MAXCOLS];
     int n = 0, at = 0;
-    if (p->dealt || !s->nreserve_to) {
-        out[at++] = 0;
-        for (int c = 0; c < s->ncols; c++)
-            order[c] = (uint8_t)c;
-        (s->two_decks ? sort_cols : order_by_bottom)(p, order, s->ncols);
-        n = s->ncols;
-    } else {
-        out[at++] = 1;
+    int dealt = p->dealt || !s->nreserve_to;
+    out[at++] = (uint8_t)!dealt;
+    if (!dealt)
         for (int k = 0; k < s->nreserve_to; k++)
             order[n++] = s->reserve_to[k];
-        memcpy(order + n, s->other_cols, (size_t)s->nother);
-        (s->two_decks ? sort_cols : order_by_bottom)(p, order + n, s->nother);
-        n += s->nother;
+    if (s->two_decks) {
+        int first = n;
+        for (int c = 0; c < s->ncols; c++)
+            if (dealt || !s->is_reserve_col[c])
+                order[n++] = (uint8_t)c;
+        sort_cols(p, order + first, n - first);
+    } else {
+        if (!p->ordered) {
+            for (int c = 0; c < s->ncols; c++)
+                p->order[c] = (uint8_t)c;
+            order_by_bottom(p, p->order, s->ncols);
+            p->ordered = 1;
+        }
+        /* The other columns in the order of all: ordered as they would be alone. */
+        for (int k = 0; k < s->ncols; k++)
+            if (dealt || !s->is_reserve_col[p->order[k]])
+                order[n++] = p->order[k];
     }
     for (int k = 0; k < n; k++) {
         int len = LEN(p, order[k]);
@@ -1598,7 +1623,7 @@ static int path_push(ns_search *s, size_t at, step_t step)
  * memory. */
 static int start(ns_search *s)
 {
-    const pos_t *root = &s->root;
+    pos_t *root = &s->root;
     s->npath = 0;
     s->nodes = 1;
     if (root->won)
@@ -1644,7 +1669,7 @@ int ns_run(ns_search *s, int64_t budget)
             s->nframes--;
             continue;
         }
-        const pos_t *child = &s->kids[f->base + (size_t)s->rank[f->base + (size_t)f->at]];
+        pos_t *child = &s->kids[f->base + (size_t)s->rank[f->base + (size_t)f->at]];
         int len = make_key(s, child, key);
         uint64_t h = hash_key(key, len);
         size_t slot;
