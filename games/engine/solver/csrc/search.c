@@ -88,8 +88,6 @@ typedef struct {
     int order[NS_MAXCARDS];
     int why[NS_MAXCARDS][3];
     int nwhy[NS_MAXCARDS];
-    /* Whether closure() records ``why`` (read only by one_place, with two decks). */
-    int record_why;
     /* _grow's own: the entries it looks at, those left, who waits on whom, its queue. */
     int list[NS_MAXCARDS];
     int left[NS_MAXCARDS];
@@ -251,6 +249,10 @@ static int is_tail(const uint8_t *pile, int n)
 
 /* --- the departures (departures.py) ------------------------------------------------------ */
 
+/* With two decks shortcut 7 reads the order in which cards join the closure and why each
+ * did, so dep_* below follow departures.py step by step, in its order. With one deck only
+ * the closure itself matters: stranded_one_deck finds it on bit sets. */
+
 /* Departures.__init__; ``free`` has bit ``card`` set for a card in the reserve or a cell. */
 static void dep_build(ns_search *s, dep_t *d, const pos_t *p, uint64_t free)
 {
@@ -379,7 +381,7 @@ typedef struct {
     dep_t *d;
     uint8_t *leaves;
     int *order; /* NULL: no order, no why */
-    int any_empty, emptied, missing, step, until_needed;
+    int any_empty, emptied, step;
 } grow_t;
 
 /* _grow's way_in: whether ``e``'s card may depart, with the cards that let it. */
@@ -424,31 +426,27 @@ static int way_in(const grow_t *g, const entry_t *e, int cause[3], int *ncause)
     return 0;
 }
 
-/* _grow's join: put ``i`` in; whether the closure may stop there. */
-static int join(grow_t *g, int i, const int cause[3], int ncause)
+/* _grow's join: put ``i`` in. (This core asks only for whole closures, as shortcut 7
+ * needs: departures.py's ``until_needed`` is the one-deck check's, on bit sets below.) */
+static void join(grow_t *g, int i, const int cause[3], int ncause)
 {
     dep_t *d = g->d;
     g->leaves[i] = 1;
     if (g->order) {
         g->order[i] = g->step++;
-        if (d->record_why) {
-            memcpy(d->why[i], cause, sizeof(int) * (size_t)ncause);
-            d->nwhy[i] = ncause;
-        }
+        memcpy(d->why[i], cause, sizeof(int) * (size_t)ncause);
+        d->nwhy[i] = ncause;
     }
-    if (d->needed[i])
-        g->missing--;
     if (!g->any_empty && d->is_emptier[i]) {
         g->any_empty = 1;
         g->emptied = i;
     }
-    return g->until_needed && !g->missing;
 }
 
 /* Departures._grow over the ``n`` entries listed in ``d->list``; 0 when out of memory. */
-static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty, int until_needed)
+static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty)
 {
-    grow_t g = {d, leaves, order, any_empty, -1, d->missing, 0, until_needed};
+    grow_t g = {d, leaves, order, any_empty, -1, 0};
     int cause[3], ncause;
     /* One pass over every card first (most can leave at once), then only the cards left,
      * each looked at again when a card it waits on joins. */
@@ -457,8 +455,8 @@ static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty,
         const entry_t *e = &d->entries[d->list[k]];
         if (!way_in(&g, e, cause, &ncause))
             d->left[nleft++] = d->list[k];
-        else if (join(&g, e->i, cause, ncause))
-            return 1;
+        else
+            join(&g, e->i, cause, ncause);
     }
     /* ``waiting``: for each place, the entries of ``left`` that wait on it, in order. */
     int total = d->total;
@@ -517,8 +515,7 @@ static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty,
         if (!way_in(&g, entry, cause, &ncause))
             continue;
         int emptying = !g.any_empty;
-        if (join(&g, i, cause, ncause))
-            return 1;
+        join(&g, i, cause, ncause);
         for (int k = d->wstart[i]; k < d->wstart[i + 1]; k++)
             queue[nqueue++] = d->waiting[k];
         if (emptying && g.any_empty)
@@ -530,19 +527,16 @@ static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty,
 }
 
 /* Departures.closure: the order in which each card joined, in d->order (NEVER if never). */
-static int dep_closure(dep_t *d, int until_needed)
+static int dep_closure(dep_t *d)
 {
     uint8_t leaves[NS_MAXCARDS];
     for (int i = 0; i < d->total; i++)
         d->order[i] = NEVER;
-    if (d->record_why)
-        memset(d->nwhy, 0, sizeof(int) * (size_t)d->total);
-    if (until_needed && !d->missing)
-        return 1;
+    memset(d->nwhy, 0, sizeof(int) * (size_t)d->total);
     memset(leaves, 0, (size_t)d->total);
     for (int k = 0; k < d->nentries; k++)
         d->list[k] = k;
-    return dep_grow(d, leaves, d->order, d->nentries, d->any_empty, until_needed);
+    return dep_grow(d, leaves, d->order, d->nentries, d->any_empty);
 }
 
 /* Departures.without: the least set with ``held`` never departing, into ``leaves``. */
@@ -562,7 +556,7 @@ static int dep_without(dep_t *d, int held, uint8_t *leaves)
     for (int k = 0; k < d->nemptiers && !any_empty; k++)
         if (order[d->emptiers[k]] < limit)
             any_empty = 1;
-    return dep_grow(d, leaves, NULL, n, any_empty, 0);
+    return dep_grow(d, leaves, NULL, n, any_empty);
 }
 
 /* Departures.depends: whether ``v`` is on ``u``'s way into the closure. */
@@ -846,11 +840,10 @@ static int stranded(ns_search *s, const pos_t *p)
     if (!s->two_decks)
         return stranded_one_deck(s, p, free);
     dep_t *d = &s->dep;
-    d->record_why = 1;
     dep_build(s, d, p, free);
     if (!d->missing)
         return 0;
-    if (!dep_closure(d, 0))
+    if (!dep_closure(d))
         return -1;
     for (int i = 0; i < d->total; i++)
         if (d->needed[i] && d->order[i] == NEVER)
