@@ -8,8 +8,9 @@ tests/engine/test_solver_native.py compares both on thousands of deals.
 
 :func:`native_search` makes a search from the same arguments as ``Search``. It hands back
 the Python one for what the C core does not take: a position outside its fixed limits
-(more than 16 columns, 4 cells or 2 decks, a column of face-down cards alone), or a
-probe's random source that is not a plain :class:`random.Random`.
+(more than 16 columns, 4 cells, 2 decks or 104 cards, a card more often than its decks
+hold, a column of face-down cards alone: none of which the engine makes), or a probe's
+random source that is not a plain :class:`random.Random`.
 """
 
 from __future__ import annotations
