@@ -14,8 +14,12 @@ setup(
             sources=[
                 "games/engine/solver/csrc/module.c",
                 "games/engine/solver/csrc/search.c",
+                "games/engine/solver/csrc/departures.c",
             ],
-            depends=["games/engine/solver/csrc/search.h"],
+            depends=[
+                "games/engine/solver/csrc/search.h",
+                "games/engine/solver/csrc/core.h",
+            ],
             # No fused multiply-add: a probe's sort keys must round as Python's do.
             extra_compile_args=["-O2", "-ffp-contract=off", "-std=c11"],
             optional=True,
