@@ -100,6 +100,12 @@ typedef struct {
     int todo[NS_MAXCARDS];
 } dep_t;
 
+/* A slot of the transposition table: a key's hash (0: empty) and where the key is. */
+typedef struct {
+    uint64_t hash;
+    uint64_t offset;
+} slot_t;
+
 struct ns_search {
     /* the rules */
     int ncols, ncells, mode, need, any_time, king_only, whole_ok, has_cells;
@@ -126,11 +132,10 @@ struct ns_search {
     size_t nframes, frames_cap;
     step_t *path;
     size_t npath, path_cap;
-    /* the transposition table: keys one after another, and a table of (hash, offset) */
+    /* the transposition table: keys one after another, and slots of (hash, offset) */
     uint8_t *keys;
     size_t keys_len, keys_cap;
-    uint64_t *hashes;
-    uint64_t *offsets;
+    slot_t *slots;
     size_t table_cap, table_len;
     /* Scratch, not zeroed: everything from here on is written before it is read. */
     uint32_t mt[624]; /* Python's Mersenne Twister, set by ns_mt_set before a probe runs */

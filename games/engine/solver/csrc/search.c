@@ -777,27 +777,20 @@ static uint64_t hash_key(const uint8_t *key, int len)
 static int table_grow(ns_search *s)
 {
     size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 8;
-    uint64_t *hashes = calloc(cap, sizeof(uint64_t));
-    uint64_t *offsets = malloc(cap * sizeof(uint64_t));
-    if (!hashes || !offsets) {
-        free(hashes);
-        free(offsets);
+    slot_t *slots = calloc(cap, sizeof(slot_t));
+    if (!slots)
         return 0;
-    }
     for (size_t k = 0; k < s->table_cap; k++) {
-        uint64_t h = s->hashes[k];
+        uint64_t h = s->slots[k].hash;
         if (!h)
             continue;
         size_t at = (size_t)h & (cap - 1);
-        while (hashes[at])
+        while (slots[at].hash)
             at = (at + 1) & (cap - 1);
-        hashes[at] = h;
-        offsets[at] = s->offsets[k];
+        slots[at] = s->slots[k];
     }
-    free(s->hashes);
-    free(s->offsets);
-    s->hashes = hashes;
-    s->offsets = offsets;
+    free(s->slots);
+    s->slots = slots;
     s->table_cap = cap;
     return 1;
 }
@@ -806,9 +799,9 @@ static int table_grow(ns_search *s)
 static int table_find(const ns_search *s, const uint8_t *key, int len, uint64_t h, size_t *slot)
 {
     size_t mask = s->table_cap - 1, at = (size_t)h & mask;
-    while (s->hashes[at]) {
-        if (s->hashes[at] == h) {
-            const uint8_t *known = s->keys + s->offsets[at];
+    while (s->slots[at].hash) {
+        if (s->slots[at].hash == h) {
+            const uint8_t *known = s->keys + s->slots[at].offset;
             if (known[0] == len && !memcmp(known + 1, key, (size_t)len)) {
                 *slot = at;
                 return 1;
@@ -832,8 +825,8 @@ static int table_add(ns_search *s, const uint8_t *key, int len, uint64_t h, size
     }
     s->keys[s->keys_len] = (uint8_t)len;
     memcpy(s->keys + s->keys_len + 1, key, (size_t)len);
-    s->hashes[slot] = h;
-    s->offsets[slot] = s->keys_len;
+    s->slots[slot].hash = h;
+    s->slots[slot].offset = s->keys_len;
     s->keys_len += (size_t)len + 1;
     s->table_len++;
     return 1;
@@ -1013,7 +1006,7 @@ ns_search *ns_new(const ns_setup *u, const char **error)
     if (s) {
         spare = NULL;
         if (s->table_len) {
-            memset(s->hashes, 0, s->table_cap * sizeof(uint64_t));
+            memset(s->slots, 0, s->table_cap * sizeof(slot_t));
             s->table_len = 0;
         }
         s->nkids = s->nframes = s->npath = s->keys_len = 0;
@@ -1107,9 +1100,7 @@ void ns_free(ns_search *s)
         trim((void **)&s->path, &s->path_cap, KEEP_FRAMES);
         trim((void **)&s->keys, &s->keys_cap, KEEP_KEYS);
         if (s->table_cap > KEEP_TABLE) {
-            free(s->offsets);
-            s->offsets = NULL;
-            trim((void **)&s->hashes, &s->table_cap, KEEP_TABLE);
+            trim((void **)&s->slots, &s->table_cap, KEEP_TABLE);
             s->table_len = 0;
         }
         trim((void **)&s->dep.waiting, &s->dep.waiting_cap, KEEP_WAITING);
@@ -1122,8 +1113,7 @@ void ns_free(ns_search *s)
     free(s->frames);
     free(s->path);
     free(s->keys);
-    free(s->hashes);
-    free(s->offsets);
+    free(s->slots);
     free(s->dep.waiting);
     free(s->dep.queue);
     free(s);
