@@ -81,11 +81,15 @@ def test_with_a_compiler_the_build_makes_the_extension(tmp_path: Path) -> None:
     shutil.copy(ROOT / "setup.py", tmp_path)
     solver = tmp_path / "games" / "engine" / "solver"
     shutil.copytree(ROOT / "games" / "engine" / "solver" / "csrc", solver / "csrc")
-    built = subprocess.run(
-        [sys.executable, "setup.py", "build_ext", "--inplace"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    command = [sys.executable, "setup.py", "build_ext", "--inplace", "--force"]
+    built = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
-    assert list(solver.glob("_native*.so"))
+    (extension,) = solver.glob("_native*.so")
+    # A rebuild puts a new file in place of the one a running process holds (here, open),
+    # and leaves that one as it was.
+    with extension.open("rb") as held:
+        before = held.read()
+        assert subprocess.run(command, cwd=tmp_path, capture_output=True).returncode == 0
+        assert extension.stat().st_ino != os.fstat(held.fileno()).st_ino
+        held.seek(0)
+        assert held.read() == before
