@@ -93,10 +93,51 @@ def search_once(rules: Ruleset, state: State, budget: int) -> Decided | None:
     core cannot take the position."""
     if _native is None:
         raise RuntimeError("the native solver core is not built")
+    known = _RULES.get(id(rules))
+    if known is None or known[0] is not rules:
+        if len(_RULES) > 64:
+            _RULES.clear()  # rulesets made on the fly (tests): keep a few
+        known = _RULES[id(rules)] = (rules, *_rule_arguments(rules, True, False, False))
+    _, reserve_to, decks, mode, flags = known
     try:
-        return _decided(*_native.search(*_arguments(rules, state, True, None, False), budget))
+        found = _native.search(
+            state.down,
+            state.columns,
+            state.cells,
+            state.reserve,
+            reserve_to,
+            len(state.removed),
+            decks,
+            mode,
+            flags,
+            budget,
+        )
     except ValueError:
         return None  # outside the C core's limits
+    return _decided(*found)
+
+
+#: What :func:`search_once` passes of each ruleset it met, by identity (the rulesets are a
+#: few frozen values, and hashing one costs more than the search of most deals), with the
+#: ruleset itself, so that an identity another object takes later is not mistaken for it.
+_RULES: dict[int, tuple[Ruleset, tuple[int, ...], int, int, int]] = {}
+
+
+def _rule_arguments(
+    rules: Ruleset, safe_joins: bool, jitter: bool, focus: bool
+) -> tuple[tuple[int, ...], int, int, int]:
+    """What the C core takes of the rules and the options: ``reserve_to``, decks, the
+    sequence check and the flags."""
+    flags = (
+        rules.same_suit
+        | rules.king_only_on_empty << 1
+        | rules.whole_column_to_empty << 2
+        | rules.deal_any_time << 3
+        | safe_joins << 4
+        | focus << 5
+        | jitter << 6
+    )
+    return rules.reserve_to, rules.decks, _MODES[rules.sequences], flags
 
 
 def _arguments(
@@ -113,24 +154,16 @@ def _arguments(
     int,
 ]:
     """What the C core takes: the state's own tuples, the rules' fields and the options."""
-    flags = (
-        rules.same_suit
-        | rules.king_only_on_empty << 1
-        | rules.whole_column_to_empty << 2
-        | rules.deal_any_time << 3
-        | safe_joins << 4
-        | focus << 5
-        | (jitter is not None) << 6
-    )
+    reserve_to, decks, mode, flags = _rule_arguments(rules, safe_joins, jitter is not None, focus)
     return (
         state.down,
         state.columns,
         state.cells,
         state.reserve,
-        rules.reserve_to,
+        reserve_to,
         len(state.removed),
-        rules.decks,
-        _MODES[rules.sequences],
+        decks,
+        mode,
         flags,
     )
 
