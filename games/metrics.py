@@ -142,6 +142,17 @@ channel_layer_up = Gauge(
 channel_layer_up.set(1)
 
 
+# --- the solver --------------------------------------------------------------------------------
+
+solver_core = Gauge(
+    "scorpion_solver_core",
+    "1 for the solver core this process runs: native (the C extension) or python (the"
+    " reference, where the extension is not built); set when the games app is ready",
+    ["core"],
+    multiprocess_mode="livemax",
+)
+
+
 class CommandOutcome:
     """Counts one command in :data:`commands` when its block ends: the block sets ``type``
     once the command is parsed and ``code`` once it succeeded; an exception names the code

@@ -1,8 +1,9 @@
 # Sourced by scripts/serve and scripts/test: make .venv hold this project and its dev tools.
 #
 # Creates .venv with the first Python 3.11+ found when it is missing or broken, and runs
-# `pip install -e '.[dev]'` only when pyproject.toml changed since the last install (its hash
-# is kept in .venv/.pyproject.sha256). Leaves .venv/bin first on PATH.
+# `pip install -e '.[dev]'` only when pyproject.toml, setup.py or the native solver core's C
+# sources changed since the last install (their hash is kept in .venv/.pyproject.sha256):
+# the install builds that extension. Leaves .venv/bin first on PATH.
 
 find_python() {
     local candidate
@@ -32,9 +33,9 @@ bootstrap_venv() {
     fi
 
     local wanted
-    wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+    wanted="$(cat pyproject.toml setup.py games/engine/solver/csrc/* | sha256sum | cut -d' ' -f1)"
     if [[ "$(cat .venv/.pyproject.sha256 2>/dev/null)" != "$wanted" ]]; then
-        echo "Installing the project and its dependencies into .venv (pyproject.toml changed)…"
+        echo "Installing the project and its dependencies into .venv (pyproject.toml, setup.py or the solver's C sources changed)…"
         local started=$SECONDS
         .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
         echo "$wanted" > .venv/.pyproject.sha256

@@ -449,6 +449,10 @@ def scenario(compose: Compose) -> None:
         compose.run("up", "-d")
         wait_until_up(compose)
 
+    with step("every web process runs the native solver core, built by the Dockerfile"):
+        for web, count in web_log_counts(compose, "solver core: native").items():
+            check(count >= 1, f"{web} does not say it runs the native solver core")
+
     with step("the worker prepares today's daily challenge, served through the proxy"):
         today = httpx.Client(base_url=PROXY, timeout=30)
         wait_for(

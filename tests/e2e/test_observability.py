@@ -14,6 +14,7 @@ from rest_framework.authtoken.models import Token
 from websockets.sync.client import connect as ws_connect
 
 from games import engine
+from games.engine import solver
 from games.writes import services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -91,6 +92,18 @@ def test_metrics_count_commands_events_sockets_and_the_cache(server, django_user
         deadline -= 1
         httpx.get(f"{server.http}/healthz")
     assert value(samples(server), "scorpion_websockets_open", kind="game") == 0
+
+
+def test_metrics_say_which_solver_core_runs(server, live_server_factory) -> None:
+    """The native core wherever the extension is built, the Python one where it is not or
+    where SOLVER_CORE asks for it."""
+    found = samples(server)
+    other = "python" if solver.CORE == "native" else "native"
+    assert value(found, "scorpion_solver_core", core=solver.CORE) == 1
+    assert value(found, "scorpion_solver_core", core=other) == 0
+    forced = samples(live_server_factory(SOLVER_CORE="python"))
+    assert value(forced, "scorpion_solver_core", core="python") == 1
+    assert value(forced, "scorpion_solver_core", core="native") == 0
 
 
 def test_metrics_can_be_limited_to_networks_or_a_token(live_server_factory) -> None:

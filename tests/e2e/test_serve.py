@@ -14,6 +14,8 @@ import httpx
 import psutil
 import pytest
 
+from games.engine import solver
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 START_TIMEOUT_SECONDS = 120
 
@@ -75,6 +77,8 @@ def test_serve_runs_on_embedded_postgres_and_stops_it_on_exit(data_dir, free_por
                 server.wait()
 
     assert "Scorpion server on " + base_url in log_path.read_text()
+    # It says which solver core runs: the native one wherever the extension is built.
+    assert f"solver core: {solver.CORE})" in log_path.read_text()
     assert not (data_dir / "postgres" / "postmaster.pid").exists(), "PostgreSQL still running"
     assert not _is_running(postmaster_pid)
 

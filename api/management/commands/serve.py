@@ -1,5 +1,6 @@
 """``manage.py serve``: migrate, collect static files, start a job worker, and run daphne in
-this process.
+this process; its first line says where it serves and which solver core runs (native or
+python).
 
 Running daphne in the same process as the settings keeps the embedded PostgreSQL (started
 when the settings load, stopped at exit) alive exactly as long as the server. daphne runs
@@ -23,6 +24,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
+from games.engine import solver
 from scorpion_server import transport
 from scorpion_server.env import url_of_database
 
@@ -56,10 +58,13 @@ class Command(BaseCommand):
         url = f"http://{shown_host}:{port}"
         json_logs = settings.LOG_FORMAT == "json"
         with _local_worker():
+            core = solver.CORE
             if json_logs:  # every line a JSON object: through the log, and no plain access log
-                logger.info("Scorpion server on %s/", url)
+                logger.info("Scorpion server on %s/, solver core: %s", url, core)
             else:
-                self.stdout.write(f"Scorpion server on {url}/  (API docs: {url}/api/docs/)")
+                self.stdout.write(
+                    f"Scorpion server on {url}/  (API docs: {url}/api/docs/; solver core: {core})"
+                )
                 self.stdout.flush()
             transport.run(host, port, quiet=json_logs)
 

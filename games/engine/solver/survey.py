@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..deals import seeded_deal
 from ..rules import RULESETS
 from ..state import new_game
-from . import solve
+from . import Core, solve
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964
@@ -32,19 +32,22 @@ class Outcome:
     seconds: float
 
 
-def solve_seed(task: tuple[str, int, int]) -> Outcome:
-    """Solve the seeded deal ``seed`` of ruleset ``name`` within ``budget`` nodes."""
-    name, seed, budget = task
+def solve_seed(task: tuple[str, int, int, Core | None]) -> Outcome:
+    """Solve the seeded deal ``seed`` of ruleset ``name`` within ``budget`` nodes, in
+    ``core`` (None: the default one)."""
+    name, seed, budget, core = task
     rules = RULESETS[name]
     state = new_game(rules, seeded_deal(rules, seed))
     started = time.perf_counter()
-    solution = solve(rules, state, budget)
+    solution = solve(rules, state, budget, core=core)
     return Outcome(seed, solution.verdict, solution.nodes, time.perf_counter() - started)
 
 
-def outcomes(name: str, seeds: Iterable[int], budget: int, jobs: int) -> Iterator[Outcome]:
+def outcomes(
+    name: str, seeds: Iterable[int], budget: int, jobs: int, core: Core | None = None
+) -> Iterator[Outcome]:
     """Every seed's outcome, in seed order, over ``jobs`` processes (1: this process)."""
-    tasks = [(name, seed, budget) for seed in seeds]
+    tasks = [(name, seed, budget, core) for seed in seeds]
     if jobs <= 1:
         yield from map(solve_seed, tasks)
         return
@@ -69,11 +72,12 @@ def survey(
     budget: int,
     jobs: int,
     progress: Callable[[int, Counter[str]], None] | None = None,
+    core: Core | None = None,
 ) -> tuple[Counter[str], list[Outcome]]:
     """The verdict counts over ``seeds``, and every outcome."""
     counts: Counter[str] = Counter()
     done: list[Outcome] = []
-    for outcome in outcomes(name, seeds, budget, jobs):
+    for outcome in outcomes(name, seeds, budget, jobs, core):
         counts[outcome.verdict] += 1
         done.append(outcome)
         if progress is not None:

@@ -1,5 +1,6 @@
 """``manage.py solvability --rules R --deals N``: how many seeded deals can be won, with
-every card known, by the solver (games.engine.solver), on every core.
+every card known, by the solver (games.engine.solver), on every CPU core, in the solver core
+that runs by default (SOLVER_CORE picks it).
 
 The search only stops early at the budget (it is deterministic, and its turns do not depend
 on the budget), so a deal decided within a budget gets the same verdict under any larger
@@ -19,6 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from games.engine import solver
 from games.engine.rules import RULESETS
 from games.engine.solver import DEFAULT_BUDGET
 from games.engine.solver.survey import report, survey
@@ -76,7 +78,7 @@ class Command(BaseCommand):
             f"  seeds {describe(seeds)}, {time.monotonic() - started:.0f} s wall, "
             f"median {seconds[len(seconds) // 2]:.3f} s, "
             f"p95 {seconds[int(len(seconds) * 0.95) - 1 if len(seconds) > 1 else 0]:.3f} s, "
-            f"{nodes / max(sum(seconds), 1e-9):,.0f} nodes/s per process"
+            f"{nodes / max(sum(seconds), 1e-9):,.0f} nodes/s per process, {solver.CORE} core"
         )
         unknown = [o.seed for o in outcomes if o.verdict == "unknown"]
         if unknown:

@@ -1,0 +1,176 @@
+/* What search.c and departures.c share: the position, the search, their limits. Not an
+ * interface: search.h is that. */
+#ifndef SCORPION_CORE_H
+#define SCORPION_CORE_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+
+#define IN_CELL 64
+#define NOWHERE 255
+#define NEVER (1 << 30)
+#define NO_CARD (-1)
+#define MAXSTEPS 4096
+#define MAXWAYS (NS_MAXCARDS * 8)
+
+/* Move ordering, as search.py's _P_* (higher first). */
+enum { P_RUN = 1000, P_FLIP = 100, P_EMPTIES = 40, P_BUILD = 10, P_KING = 5, P_DEAL = -1, P_BREAKS = -50 };
+static const double JITTER = 15.0;
+
+typedef struct {
+    uint8_t kind, a, b, c;
+} step_t;
+
+/* search.py's Child: column c is data[start[c] .. start[c + 1]]. */
+typedef struct {
+    uint8_t start[NS_MAXCOLS + 1];
+    uint8_t data[NS_DATA + 8]; /* 8 to spare: head() reads 8 bytes from any column */
+    int8_t cells[NS_MAXCELLS];
+    step_t step;
+    uint8_t dealt, won;
+    uint16_t removed;
+    int32_t priority;
+    /* With one deck, the columns by bottom card (order_by_bottom) once ``ordered``: a move
+     * that empties no column and fills none keeps every bottom card, so a child inherits
+     * its parent's order, and its key needs no sorting. */
+    uint8_t ordered;
+    uint8_t order[NS_MAXCOLS];
+} pos_t;
+
+#define COL(p, c) ((p)->data + (p)->start[c])
+#define LEN(p, c) ((int)(p)->start[(c) + 1] - (int)(p)->start[c])
+
+/* A column being changed: its bytes, where they are, and whether they may be written. */
+typedef struct {
+    const uint8_t *p;
+    int len;
+} view_t;
+
+/* One open line of the depth-first search: search.py's ``(kids, at, mark)``. */
+typedef struct {
+    size_t base; /* the first kid on the kid stack */
+    int count;
+    int at;
+    int mark;
+} frame_t;
+
+/* departures.py's Entry. */
+typedef struct {
+    int i, up, to_empty, none, way0, nways;
+} entry_t;
+
+typedef struct {
+    int cover, low, high;
+} way_t;
+
+/* departures.py's Departures, with room for the largest position. */
+typedef struct {
+    int total;
+    int covers[NS_MAXCARDS];
+    uint8_t needed[NS_MAXCARDS];
+    int missing;
+    entry_t entries[NS_MAXCARDS];
+    int nentries;
+    way_t ways[MAXWAYS];
+    int nways;
+    uint8_t is_emptier[NS_MAXCARDS];
+    int emptiers[NS_MAXCOLS];
+    int nemptiers;
+    int any_empty;
+    int nplaces[52];
+    int places[52][2];
+    int order[NS_MAXCARDS];
+    int why[NS_MAXCARDS][3];
+    int nwhy[NS_MAXCARDS];
+    /* _grow's own: the entries it looks at, those left, who waits on whom, its queue. */
+    int list[NS_MAXCARDS];
+    int left[NS_MAXCARDS];
+    int wstart[NS_MAXCARDS + 1];
+    int *waiting;
+    size_t waiting_cap;
+    int *queue;
+    size_t queue_cap;
+    /* one_place's memo of closures with one card held. */
+    uint8_t held_done[NS_MAXCARDS];
+    uint8_t held[NS_MAXCARDS][NS_MAXCARDS];
+    uint8_t seen[NS_MAXCARDS];
+    int todo[NS_MAXCARDS];
+} dep_t;
+
+/* A slot of the transposition table: a key's hash (0: empty) and where the key is. */
+typedef struct {
+    uint64_t hash;
+    uint64_t offset;
+} slot_t;
+
+struct ns_search {
+    /* the rules */
+    int ncols, ncells, mode, need, any_time, king_only, whole_ok, has_cells;
+    int nreserve, nreserve_to;
+    uint8_t reserve[NS_MAXRESERVE];
+    uint8_t reserve_to[NS_MAXRESERVE];
+    uint8_t is_reserve_col[NS_MAXCOLS];
+    int nother;
+    uint8_t other_cols[NS_MAXCOLS];
+    int ntargets[52];
+    uint8_t targets[52][4];
+    int one_target, joins_safe, two_decks, strands_checked, strands_everywhere;
+    int focus, jitter, settled;
+    pos_t root;
+    /* the run */
+    int started, decided;
+    int64_t nodes;
+    int mti;
+    /* Growing arrays, kept from one search to the next on a thread (ns_free) while small. */
+    pos_t *kids;
+    int32_t *rank;
+    size_t nkids, kids_cap;
+    frame_t *frames;
+    size_t nframes, frames_cap;
+    step_t *path;
+    size_t npath, path_cap;
+    /* the transposition table: keys one after another, and slots of (hash, offset) */
+    uint8_t *keys;
+    size_t keys_len, keys_cap;
+    slot_t *slots;
+    size_t table_cap, table_len;
+    /* Scratch, not zeroed: everything from here on is written before it is read. */
+    uint32_t mt[624]; /* Python's Mersenne Twister, set by ns_mt_set before a probe runs */
+    uint8_t scratch[NS_MAXCOLS][NS_DATA + 8];
+    step_t steps[MAXSTEPS];
+    double sort_keys[MAXSTEPS + 1];
+    dep_t dep;
+};
+
+/* Growing arrays. */
+static inline int grow(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 1;
+    size_t next = *cap ? *cap : 64;
+    while (next < need)
+        next *= 2;
+    void *moved = realloc(*items, next * size);
+    if (!moved)
+        return 0;
+    *items = moved;
+    *cap = next;
+    return 1;
+}
+
+/* Copy ``n`` bytes 8 at a time (no call into the C library for a few bytes): both sides
+ * have 8 bytes to spare past any column. */
+static inline void copy_col(uint8_t *dst, const uint8_t *src, int n)
+{
+    for (int k = 0; k < n; k += 8)
+        memcpy(dst + k, src + k, 8);
+}
+
+/* lost_as_it_stands (departures.c): whether shortcut 6, and with two decks 7, proves the
+ * position lost; -1 out of memory. */
+int ns_stranded(ns_search *search, const pos_t *p);
+
+#endif

@@ -1,0 +1,1120 @@
+/* The search of games/engine/solver/search.py in C (its departures, shortcuts 6 and 7, are
+ * in departures.c).
+ *
+ * Each function below names the Python function it mirrors; the docstrings there give the
+ * argument for every shortcut. What differs is only how things are held: a position is
+ * one flat struct (each column's face-down count, then its cards, as search.py's bytes),
+ * the children of the positions on the line live on one stack, and the transposition
+ * table is an open-addressing table of keys. Wherever Python's iteration order can change
+ * an answer (the order of the moves, of the children, of a probe's random draws) this code
+ * keeps it. */
+#include "core.h"
+
+/* --- Python's random.Random ------------------------------------------------------------ */
+
+static uint32_t mt_next(ns_search *s)
+{
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t y;
+    uint32_t *mt = s->mt;
+    if (s->mti >= 624) {
+        int kk;
+        for (kk = 0; kk < 624 - 397; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < 623; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 0x1U];
+        s->mti = 0;
+    }
+    y = mt[s->mti++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* random.random(): 53 random bits. */
+static double mt_random(ns_search *s)
+{
+    uint32_t a = mt_next(s) >> 5, b = mt_next(s) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+void ns_mt_get(const ns_search *s, uint32_t state[NS_MT_WORDS])
+{
+    memcpy(state, s->mt, sizeof s->mt);
+    state[624] = (uint32_t)s->mti;
+}
+
+void ns_mt_set(ns_search *s, const uint32_t state[NS_MT_WORDS])
+{
+    memcpy(s->mt, state, sizeof s->mt);
+    s->mti = state[624] > 624 ? 624 : (int)state[624];
+}
+
+/* --- cards ------------------------------------------------------------------------------------ */
+
+/* Whether ``cards`` are one suit's run, King down to Ace (_RUN_BYTES). */
+static int is_run(const uint8_t *cards)
+{
+    int king = cards[0];
+    if (king % 13 != 12)
+        return 0;
+    for (int k = 1; k < 13; k++)
+        if (cards[k] != king - k)
+            return 0;
+    return 1;
+}
+
+/* ``col in _RUN_COLUMNS``: one run, face-up, and nothing else. */
+static int is_run_column(const uint8_t *col, int len)
+{
+    return len == 14 && col[0] == 0 && is_run(col + 1);
+}
+
+/* ``pile in _RUN_TAILS``: a card and every lower card of its suit, in order, to the Ace. */
+static int is_tail(const uint8_t *pile, int n)
+{
+    if (n < 1 || n != pile[0] % 13 + 1)
+        return 0;
+    for (int k = 1; k < n; k++)
+        if (pile[k] != pile[0] - k)
+            return 0;
+    return 1;
+}
+
+/* --- effects ---------------------------------------------------------------------------- */
+
+/* A writable copy of column ``c`` in scratch, if it is not one already. */
+static uint8_t *writable(ns_search *s, view_t *v, int c)
+{
+    uint8_t *mine = s->scratch[c];
+    if (v->p != mine) {
+        copy_col(mine, v->p, v->len);
+        v->p = mine;
+    }
+    return mine;
+}
+
+/* Search.settle on one column: how many runs left it. */
+static int settle_col(ns_search *s, view_t *v, int c)
+{
+    int runs = 0;
+    while (v->len - 1 - v->p[0] >= 13 && v->p[v->len - 1] % 13 == 0) {
+        if (!is_run(v->p + v->len - 13))
+            break;
+        v->len -= 13;
+        runs++;
+        int down = v->p[0];
+        if (down && v->len - 1 == down)
+            writable(s, v, c)[0] = (uint8_t)(down - 1);
+    }
+    return runs;
+}
+
+static int settle_all(ns_search *s, view_t *v)
+{
+    int runs = 0;
+    for (int c = 0; c < s->ncols; c++)
+        runs += settle_col(s, &v[c], c);
+    return runs;
+}
+
+/* Search.won */
+static int is_won(const ns_search *s, const view_t *v, int removed)
+{
+    if (s->mode != NS_STAY)
+        return removed >= s->need;
+    for (int c = 0; c < s->ncols; c++) {
+        if (v[c].len == 1)
+            continue;
+        if (v[c].len != 14 || v[c].p[0] || !is_run(v[c].p + 1))
+            return 0;
+    }
+    return 1;
+}
+
+static void views_of(const ns_search *s, const pos_t *p, view_t *v)
+{
+    for (int c = 0; c < s->ncols; c++) {
+        v[c].p = COL(p, c);
+        v[c].len = LEN(p, c);
+    }
+}
+
+static void pack(const ns_search *s, pos_t *out, const view_t *v)
+{
+    int at = 0;
+    for (int c = 0; c < s->ncols; c++) {
+        out->start[c] = (uint8_t)at;
+        copy_col(out->data + at, v[c].p, v[c].len);
+        at += v[c].len;
+    }
+    out->start[s->ncols] = (uint8_t)at;
+}
+
+/* Search.play: the child after ``step``. */
+static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
+{
+    view_t v[NS_MAXCOLS];
+    views_of(s, node, v);
+    int priority, t, a = step.a, b = step.b;
+    const uint8_t *pile;
+    int npile;
+    uint8_t cell_pile[8] = {0};
+    memcpy(child->cells, node->cells, sizeof child->cells);
+    if (step.kind == 0) {
+        t = step.c;
+        const uint8_t *src = COL(node, a);
+        int srclen = LEN(node, a);
+        pile = src + 1 + b;
+        npile = srclen - 1 - b;
+        if (!b) {
+            v[a].len = 1;
+            priority = P_EMPTIES;
+        } else if (b == src[0]) {
+            uint8_t *rest = s->scratch[a];
+            rest[0] = (uint8_t)(b - 1);
+            memcpy(rest + 1, src + 1, (size_t)b);
+            v[a].p = rest;
+            v[a].len = 1 + b;
+            priority = P_FLIP;
+        } else {
+            v[a].len = 1 + b;
+            int low = pile[0];
+            priority = src[b] == low + 1 && low % 13 != 12 ? P_BREAKS : 0;
+        }
+        int destlen = LEN(node, t);
+        if (destlen > 1) {
+            if (COL(node, t)[destlen - 1] / 13 == pile[0] / 13)
+                priority += P_BUILD;
+        } else {
+            priority += P_KING;
+        }
+    } else {
+        cell_pile[0] = (uint8_t)node->cells[a];
+        pile = cell_pile;
+        npile = 1;
+        t = b;
+        child->cells[a] = NO_CARD;
+        priority = P_EMPTIES;
+    }
+    uint8_t *landed = s->scratch[t];
+    copy_col(landed, COL(node, t), LEN(node, t));
+    copy_col(landed + LEN(node, t), pile, npile);
+    v[t].p = landed;
+    v[t].len = LEN(node, t) + npile;
+    int runs = 0;
+    int mode = s->mode;
+    if (mode == NS_DESTINATION) {
+        /* Only a column that ends in an Ace over 13 face-up cards can lose a run. */
+        if (landed[v[t].len - 1] % 13 == 0 && v[t].len - 1 - landed[0] >= 13)
+            runs = settle_col(s, &v[t], t);
+    } else if (mode == NS_ALL && !s->settled) {
+        runs = settle_all(s, v);
+    } else if (mode == NS_ALL) {
+        if (landed[v[t].len - 1] % 13 == 0 && v[t].len - 1 - landed[0] >= 13)
+            runs = settle_col(s, &v[t], t);
+        if (step.kind == 0) {
+            const uint8_t *rest = v[a].p;
+            if (rest[v[a].len - 1] % 13 == 0 && v[a].len - 1 - rest[0] >= 13)
+                runs += settle_col(s, &v[a], a);
+        }
+    }
+    int removed = node->removed + runs;
+    if (runs)
+        priority += runs * P_RUN;
+    child->won = (uint8_t)(mode != NS_STAY ? removed >= s->need : is_won(s, v, removed));
+    pack(s, child, v);
+    child->ordered = node->ordered && !runs && v[t].len - npile > 1 && (step.kind || b);
+    if (child->ordered)
+        memcpy(child->order, node->order, sizeof child->order);
+    child->step = step;
+    child->dealt = node->dealt;
+    child->removed = (uint16_t)removed;
+    child->priority = priority;
+}
+
+/* Search.deal */
+static void deal(ns_search *s, const pos_t *node, pos_t *child)
+{
+    view_t v[NS_MAXCOLS];
+    views_of(s, node, v);
+    for (int k = 0; k < s->nreserve; k++) {
+        int c = s->reserve_to[k];
+        uint8_t *col = writable(s, &v[c], c);
+        col[v[c].len++] = s->reserve[k];
+    }
+    int runs = 0;
+    if (s->mode == NS_DESTINATION)
+        for (int k = 0; k < s->nreserve_to; k++)
+            runs += settle_col(s, &v[s->reserve_to[k]], s->reserve_to[k]);
+    else if (s->mode == NS_ALL)
+        runs = settle_all(s, v);
+    int removed = node->removed + runs;
+    pack(s, child, v);
+    memcpy(child->cells, node->cells, sizeof child->cells);
+    child->step = (step_t){2, 0, 0, 0};
+    child->ordered = 0;
+    child->dealt = 1;
+    child->removed = (uint16_t)removed;
+    child->won = (uint8_t)is_won(s, v, removed);
+    child->priority = P_DEAL + runs * P_RUN;
+}
+
+/* --- successors ------------------------------------------------------------------------- */
+
+/* Search.focused: a focused probe's moves, filtered in place. */
+static int focused(const ns_search *s, const pos_t *p, step_t *steps, int n)
+{
+    int up[52];
+    for (int k = 0; k < 52; k++)
+        up[k] = -1;
+    for (int c = 0; c < s->ncols; c++) {
+        const uint8_t *col = COL(p, c);
+        for (int j = 1 + col[0]; j < LEN(p, c); j++)
+            up[col[j]] = c;
+    }
+    int kept = 0;
+    for (int k = 0; k < n; k++) {
+        step_t st = steps[k];
+        if (st.kind == 0) {
+            const uint8_t *src = COL(p, st.a), *dest = COL(p, st.c);
+            int destlen = LEN(p, st.c), i = st.b, card = src[1 + i];
+            if (destlen > 1 && dest[destlen - 1] != card + 1 && i != src[0] && i) {
+                int under = src[i];
+                int where = under % 13 ? up[under - 1] : -1;
+                if (where < 0)
+                    where = st.a;
+                if (!(under % 13 && where != st.a))
+                    continue;
+            }
+        }
+        steps[kept++] = st;
+    }
+    return kept;
+}
+
+#define PUSH(k_, a_, b_, c_) (steps[n++] = (step_t){(uint8_t)(k_), (uint8_t)(a_), (uint8_t)(b_), (uint8_t)(c_)})
+
+/* Search.moves (the general scan): the moves worth searching, and whether any counts. */
+static int general_moves(ns_search *s, const pos_t *p, int *progress)
+{
+    step_t *steps = s->steps;
+    int n = 0, prog = 0;
+    int8_t tops[52][2];
+    uint8_t ntops[52];
+    memset(ntops, 0, sizeof ntops);
+    int empties[NS_MAXCOLS + 1], nempties = 0, nreserve_empty = 0, empty_other = -1;
+    int before_deal = !p->dealt && s->nreserve_to;
+    for (int c = 0; c < s->ncols; c++) {
+        int len = LEN(p, c);
+        if (len > 1) {
+            int top = COL(p, c)[len - 1];
+            if (ntops[top] < 2)
+                tops[top][ntops[top]++] = (int8_t)c;
+        } else if (before_deal && s->is_reserve_col[c]) {
+            empties[nreserve_empty++] = c;
+        } else if (empty_other < 0) {
+            empty_other = c;
+        }
+    }
+    nempties = nreserve_empty;
+    if (empty_other >= 0)
+        empties[nempties++] = empty_other;
+    int king_only = s->king_only;
+    for (int src = 0; src < s->ncols; src++) {
+        const uint8_t *col = COL(p, src);
+        int length = LEN(p, src) - 1;
+        for (int i = col[0]; i < length; i++) {
+            int card = col[1 + i];
+            for (int k = 0; k < s->ntargets[card]; k++) {
+                int target = s->targets[card][k];
+                for (int q = 0; q < ntops[target]; q++) {
+                    int t = tops[target][q];
+                    if (t != src) {
+                        PUSH(0, src, i, t);
+                        prog = 1;
+                    }
+                }
+            }
+            if (nempties && (!king_only || card % 13 == 12)) {
+                if (i) {
+                    for (int e = 0; e < nempties; e++)
+                        PUSH(0, src, i, empties[e]);
+                    prog = 1;
+                } else if (s->whole_ok && s->mode == NS_DESTINATION && is_run_column(col, length + 1)) {
+                    /* A whole column that is one run: the move takes it off the table. */
+                    PUSH(0, src, i, empties[0]);
+                    prog = 1;
+                } else if (s->whole_ok && before_deal) {
+                    /* A whole column: only where it changes the reserve's landing. */
+                    for (int e = 0; e < nreserve_empty; e++)
+                        if (empties[e] != src)
+                            PUSH(0, src, i, empties[e]);
+                    if (s->is_reserve_col[src] && empty_other >= 0)
+                        PUSH(0, src, i, empty_other);
+                }
+            }
+        }
+    }
+    for (int cell = 0; cell < s->ncells; cell++) {
+        int card = p->cells[cell];
+        if (card < 0)
+            continue;
+        for (int k = 0; k < s->ntargets[card]; k++) {
+            int target = s->targets[card][k];
+            for (int q = 0; q < ntops[target]; q++) {
+                PUSH(1, cell, tops[target][q], 0);
+                prog = 1;
+            }
+        }
+        if (nempties && (!king_only || card % 13 == 12)) {
+            for (int e = 0; e < nempties; e++)
+                PUSH(1, cell, empties[e], 0);
+            prog = 1;
+        }
+    }
+    if (s->focus)
+        n = focused(s, p, steps, n);
+    *progress = prog;
+    return n;
+}
+
+/* Search.one_target_moves: one deck, same suit; each card's one place found from where
+ * each card lies. */
+static int one_target_moves(ns_search *s, const pos_t *p, int *progress)
+{
+    step_t *steps = s->steps;
+    int n = 0;
+    /* Where each face-up card is: a face-down card can neither move nor be built on, so
+     * to this function it is as good as nowhere (search.py finds it, then drops it). */
+    uint8_t where[52], index[52];
+    memset(where, NOWHERE, sizeof where);
+    for (int c = 0; c < s->ncols; c++) {
+        const uint8_t *col = COL(p, c);
+        int len = LEN(p, c);
+        for (int j = 1 + col[0]; j < len; j++) {
+            int card = col[j];
+            where[card] = (uint8_t)c;
+            index[card] = (uint8_t)(j - 1);
+        }
+    }
+    for (int cell = 0; cell < s->ncells; cell++)
+        if (p->cells[cell] >= 0)
+            where[p->cells[cell]] = (uint8_t)(IN_CELL + cell);
+    int before_deal = !p->dealt && s->nreserve_to;
+    int empties[NS_MAXCOLS + 1], nreserve_empty = 0, empty_other = -1;
+    for (int t = 0; t < s->ncols; t++) {
+        int len = LEN(p, t);
+        if (len > 1) {
+            int top = COL(p, t)[len - 1];
+            if (top % 13) {
+                int c = where[top - 1];
+                if (c < IN_CELL) {
+                    if (c != t)
+                        PUSH(0, c, index[top - 1], t);
+                } else if (c != NOWHERE) {
+                    PUSH(1, c - IN_CELL, t, 0);
+                }
+            }
+        } else if (before_deal && s->is_reserve_col[t]) {
+            empties[nreserve_empty++] = t;
+        } else if (empty_other < 0) {
+            empty_other = t;
+        }
+    }
+    int prog = n > 0;
+    if (empty_other >= 0 || nreserve_empty) {
+        int nempties = nreserve_empty;
+        if (empty_other >= 0)
+            empties[nempties++] = empty_other;
+        /* The cards that may go into an empty column: (column, index), or (IN_CELL + cell,
+         * 0); in the order of the Kings, or of the columns in wasp. */
+        int mc[NS_MAXCARDS + NS_MAXCELLS], mi[NS_MAXCARDS + NS_MAXCELLS], nmovers = 0;
+        if (s->king_only) {
+            static const int kings[4] = {12, 25, 38, 51};
+            for (int k = 0; k < 4; k++) {
+                int c = where[kings[k]];
+                if (c < IN_CELL) {
+                    mc[nmovers] = c;
+                    mi[nmovers++] = index[kings[k]];
+                } else if (c != NOWHERE) {
+                    mc[nmovers] = c;
+                    mi[nmovers++] = 0;
+                }
+            }
+        } else {
+            for (int c = 0; c < s->ncols; c++)
+                for (int i = COL(p, c)[0]; i < LEN(p, c) - 1; i++) {
+                    mc[nmovers] = c;
+                    mi[nmovers++] = i;
+                }
+            for (int cell = 0; cell < s->ncells; cell++)
+                if (p->cells[cell] >= 0) {
+                    mc[nmovers] = IN_CELL + cell;
+                    mi[nmovers++] = 0;
+                }
+        }
+        for (int m = 0; m < nmovers; m++) {
+            int c = mc[m], i = mi[m];
+            if (c >= IN_CELL) {
+                for (int e = 0; e < nempties; e++)
+                    PUSH(1, c - IN_CELL, empties[e], 0);
+                prog = 1;
+                continue;
+            }
+            const uint8_t *col = COL(p, c);
+            if (i) {
+                for (int e = 0; e < nempties; e++)
+                    PUSH(0, c, i, empties[e]);
+                prog = 1;
+            } else if (s->whole_ok && s->mode == NS_DESTINATION && is_run_column(col, LEN(p, c))) {
+                PUSH(0, c, 0, empties[0]);
+                prog = 1;
+            } else if (s->whole_ok && before_deal) {
+                for (int e = 0; e < nreserve_empty; e++)
+                    if (empties[e] != c)
+                        PUSH(0, c, 0, empties[e]);
+                if (s->is_reserve_col[c] && empty_other >= 0)
+                    PUSH(0, c, 0, empty_other);
+            }
+        }
+    }
+    if (!s->king_only && n > 1) {
+        /* Search.moves' order (by source, a build before the empty columns), so that both
+         * search alike: a stable sort, as Python's. */
+        int key[MAXSTEPS];
+        for (int k = 0; k < n; k++) {
+            step_t st = steps[k];
+            int dest = st.kind == 0 ? st.c : st.b;
+            key[k] = st.kind << 24 | st.a << 16 | (st.kind == 0 ? st.b : 0) << 8 | (LEN(p, dest) == 1);
+        }
+        for (int k = 1; k < n; k++) {
+            step_t st = steps[k];
+            int kk = key[k], j = k - 1;
+            while (j >= 0 && key[j] > kk) {
+                key[j + 1] = key[j];
+                steps[j + 1] = steps[j];
+                j--;
+            }
+            key[j + 1] = kk;
+            steps[j + 1] = st;
+        }
+    }
+    *progress = prog;
+    return n;
+}
+
+/* Search.anchored */
+static int anchored(const uint8_t *col, int len)
+{
+    int down = col[0];
+    for (int j = 2 + down; j < len; j++) {
+        int card = col[j];
+        if (card % 13 == 12 || col[j - 1] != card + 1)
+            return 0;
+    }
+    int low = col[1 + down];
+    if (low % 13 == 12)
+        return 1;
+    for (int j = 1; j < 1 + down; j++)
+        if (col[j] == low + 1)
+            return 1;
+    return 0;
+}
+
+/* Room on the kid stack for ``n`` more; 0 when out of memory. */
+static int kids_room(ns_search *s, size_t n)
+{
+    size_t need = s->nkids + n, cap = s->kids_cap;
+    if (!grow((void **)&s->kids, &cap, need, sizeof(pos_t)))
+        return 0;
+    if (cap != s->kids_cap) {
+        size_t rank_cap = s->kids_cap;
+        if (!grow((void **)&s->rank, &rank_cap, cap, sizeof(int32_t)))
+            return 0;
+        s->kids_cap = cap;
+    }
+    return 1;
+}
+
+/* Search.children: push a frame of every successor worth searching, most promising first;
+ * 0 when out of memory. ``node`` must not lie on the kid stack. */
+static int children(ns_search *s, const pos_t *node, int mark)
+{
+    int progress;
+    int n = s->one_target ? one_target_moves(s, node, &progress) : general_moves(s, node, &progress);
+    if (!kids_room(s, (size_t)n + 1))
+        return 0;
+    if (!grow((void **)&s->frames, &s->frames_cap, s->nframes + 1, sizeof(frame_t)))
+        return 0;
+    size_t base = s->nkids;
+    pos_t *kids = s->kids + base;
+    int count = 0;
+    if (s->joins_safe && (node->dealt || !s->any_time)) {
+        for (int k = 0; k < n; k++) {
+            step_t st = s->steps[k];
+            if (st.kind == 1) {
+                if (LEN(node, st.b) > 1) {
+                    play(s, node, st, &kids[0]);
+                    count = 1;
+                    break;
+                }
+                continue;
+            }
+            int destlen = LEN(node, st.c);
+            const uint8_t *src = COL(node, st.a);
+            if (destlen > 1 && (anchored(COL(node, st.c), destlen) ||
+                                is_tail(src + 1 + st.b, LEN(node, st.a) - 1 - st.b))) {
+                play(s, node, st, &kids[0]);
+                count = 1;
+                break;
+            }
+        }
+        if (count) {
+            s->rank[base] = 0;
+            goto push;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        play(s, node, s->steps[k], &kids[count++]);
+    if (!node->dealt && s->nreserve && (s->any_time || !progress)) {
+        deal(s, node, &kids[count]);
+        int lost = 0;
+        if (s->strands_checked && !s->strands_everywhere) {
+            lost = ns_stranded(s, &kids[count]);
+            if (lost < 0)
+                return 0;
+        }
+        if (!lost)
+            count++;
+    }
+    /* A stable sort, highest first, as list.sort(reverse=True); a probe's key gets its
+     * random part in the order of the kids, as Python's key function does. */
+    int32_t *rank = s->rank + base;
+    if (s->jitter) {
+        double *keys = s->sort_keys;
+        for (int k = 0; k < count; k++) {
+            double noise = mt_random(s);
+            keys[k] = (double)kids[k].priority + noise * JITTER;
+        }
+        for (int k = 0; k < count; k++) {
+            int j = k - 1;
+            while (j >= 0 && keys[rank[j]] < keys[k]) {
+                rank[j + 1] = rank[j];
+                j--;
+            }
+            rank[j + 1] = k;
+        }
+    } else {
+        for (int k = 0; k < count; k++) {
+            int j = k - 1, prio = kids[k].priority;
+            while (j >= 0 && kids[rank[j]].priority < prio) {
+                rank[j + 1] = rank[j];
+                j--;
+            }
+            rank[j + 1] = k;
+        }
+    }
+push:
+    s->nkids = base + (size_t)count;
+    s->frames[s->nframes++] = (frame_t){base, count, 0, mark};
+    return 1;
+}
+
+/* --- the transposition table ------------------------------------------------------------ */
+
+static int cmp_cols(const pos_t *p, int x, int y)
+{
+    int lx = LEN(p, x), ly = LEN(p, y);
+    int r = memcmp(COL(p, x), COL(p, y), (size_t)(lx < ly ? lx : ly));
+    return r ? r : lx - ly;
+}
+
+/* A column's first 8 bytes, big-endian, zero past its end: ordered as the columns are
+ * (a column's bytes compare as a string), with ties only between columns that share them. */
+static uint64_t head(const pos_t *p, int c)
+{
+    uint64_t v;
+    int len = LEN(p, c);
+    memcpy(&v, COL(p, c), 8); /* data has 8 bytes to spare */
+    v = __builtin_bswap64(v);
+    return len >= 8 ? v : v & ~(~0ULL >> (8 * len));
+}
+
+/* Sort columns as strings: by their heads, then (rarely) by all of their bytes. */
+static void sort_cols(const pos_t *p, uint8_t *cols, int n)
+{
+    uint64_t heads[NS_MAXCOLS];
+    for (int k = 0; k < n; k++)
+        heads[k] = head(p, cols[k]);
+    for (int k = 1; k < n; k++) {
+        uint8_t c = cols[k];
+        uint64_t v = heads[k];
+        int j = k - 1;
+        while (j >= 0 && (heads[j] > v || (heads[j] == v && cmp_cols(p, cols[j], c) > 0))) {
+            cols[j + 1] = cols[j];
+            heads[j + 1] = heads[j];
+            j--;
+        }
+        cols[j + 1] = c;
+        heads[j + 1] = v;
+    }
+}
+
+/* With one deck, one order of columns that is the same for equal multisets of columns,
+ * without comparing any: the columns by their bottom card (no two share one), then the
+ * empty ones (all alike). */
+static void order_by_bottom(const pos_t *p, uint8_t *cols, int n)
+{
+    uint64_t bottoms = 0;
+    uint8_t at[52];
+    uint8_t empty[NS_MAXCOLS];
+    int nempty = 0;
+    for (int k = 0; k < n; k++) {
+        int c = cols[k];
+        if (LEN(p, c) > 1) {
+            int card = COL(p, c)[1];
+            bottoms |= 1ULL << card;
+            at[card] = (uint8_t)c;
+        } else {
+            empty[nempty++] = (uint8_t)c;
+        }
+    }
+    int k = 0;
+    while (bottoms) {
+        cols[k++] = at[__builtin_ctzll(bottoms)];
+        bottoms &= bottoms - 1;
+    }
+    memcpy(cols + k, empty, (size_t)nempty);
+}
+
+/* Search.key: equal keys, equal futures (shortcut 1). Encoded otherwise than in Python but
+ * equal exactly when Python's keys are: the reserve's columns in order while the reserve is
+ * undealt, then the other columns in an order that depends only on which columns there are
+ * (sorted, or with one deck by their bottom cards), each with its length; then the cells,
+ * sorted. */
+static int make_key(const ns_search *s, pos_t *p, uint8_t *out)
+{
+    uint8_t order[NS_MAXCOLS];
+    int n = 0, at = 0;
+    int dealt = p->dealt || !s->nreserve_to;
+    out[at++] = (uint8_t)!dealt;
+    if (!dealt)
+        for (int k = 0; k < s->nreserve_to; k++)
+            order[n++] = s->reserve_to[k];
+    if (s->two_decks) {
+        int first = n;
+        for (int c = 0; c < s->ncols; c++)
+            if (dealt || !s->is_reserve_col[c])
+                order[n++] = (uint8_t)c;
+        sort_cols(p, order + first, n - first);
+    } else {
+        if (!p->ordered) {
+            for (int c = 0; c < s->ncols; c++)
+                p->order[c] = (uint8_t)c;
+            order_by_bottom(p, p->order, s->ncols);
+            p->ordered = 1;
+        }
+        /* The other columns in the order of all: ordered as they would be alone. */
+        for (int k = 0; k < s->ncols; k++)
+            if (dealt || !s->is_reserve_col[p->order[k]])
+                order[n++] = p->order[k];
+    }
+    for (int k = 0; k < n; k++) {
+        int len = LEN(p, order[k]);
+        out[at++] = (uint8_t)len;
+        copy_col(out + at, COL(p, order[k]), len);
+        at += len;
+    }
+    if (s->has_cells) {
+        int cells[NS_MAXCELLS], m = 0;
+        for (int k = 0; k < s->ncells; k++) {
+            int card = p->cells[k];
+            if (card < 0)
+                continue;
+            int j = m - 1;
+            while (j >= 0 && cells[j] > card) {
+                cells[j + 1] = cells[j];
+                j--;
+            }
+            cells[j + 1] = card;
+            m++;
+        }
+        out[at++] = 0xfc;
+        for (int k = 0; k < m; k++)
+            out[at++] = (uint8_t)cells[k];
+    }
+    return at;
+}
+
+static uint64_t hash_key(const uint8_t *key, int len)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
+    int k = 0;
+    for (; k + 8 <= len; k += 8) {
+        uint64_t w;
+        memcpy(&w, key + k, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, key + k, (size_t)(len - k));
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+    return h | 1; /* 0 marks an empty slot */
+}
+
+static int table_grow(ns_search *s)
+{
+    size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 8;
+    slot_t *slots = calloc(cap, sizeof(slot_t));
+    if (!slots)
+        return 0;
+    for (size_t k = 0; k < s->table_cap; k++) {
+        uint64_t h = s->slots[k].hash;
+        if (!h)
+            continue;
+        size_t at = (size_t)h & (cap - 1);
+        while (slots[at].hash)
+            at = (at + 1) & (cap - 1);
+        slots[at] = s->slots[k];
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->table_cap = cap;
+    return 1;
+}
+
+/* The slot of ``key``: found (1) or where it would go (0). */
+static int table_find(const ns_search *s, const uint8_t *key, int len, uint64_t h, size_t *slot)
+{
+    size_t mask = s->table_cap - 1, at = (size_t)h & mask;
+    while (s->slots[at].hash) {
+        if (s->slots[at].hash == h) {
+            const uint8_t *known = s->keys + s->slots[at].offset;
+            if (known[0] == len && !memcmp(known + 1, key, (size_t)len)) {
+                *slot = at;
+                return 1;
+            }
+        }
+        at = (at + 1) & mask;
+    }
+    *slot = at;
+    return 0;
+}
+
+/* Add ``key`` (known to be absent) at ``slot``; 0 when out of memory. */
+static int table_add(ns_search *s, const uint8_t *key, int len, uint64_t h, size_t slot)
+{
+    if (!grow((void **)&s->keys, &s->keys_cap, s->keys_len + (size_t)len + 1, 1))
+        return 0;
+    if ((s->table_len + 1) * 2 > s->table_cap) {
+        if (!table_grow(s))
+            return 0;
+        table_find(s, key, len, h, &slot);
+    }
+    s->keys[s->keys_len] = (uint8_t)len;
+    memcpy(s->keys + s->keys_len + 1, key, (size_t)len);
+    s->slots[slot].hash = h;
+    s->slots[slot].offset = s->keys_len;
+    s->keys_len += (size_t)len + 1;
+    s->table_len++;
+    return 1;
+}
+
+/* --- the search ------------------------------------------------------------------------- */
+
+static int path_push(ns_search *s, size_t at, step_t step)
+{
+    if (!grow((void **)&s->path, &s->path_cap, at + 1, sizeof(step_t)))
+        return 0;
+    s->path[at] = step;
+    s->npath = at + 1;
+    return 1;
+}
+
+/* Search.start: the root's own verdict, or -1 with the search set up to run; -2 out of
+ * memory. */
+static int start(ns_search *s)
+{
+    pos_t *root = &s->root;
+    s->npath = 0;
+    s->nodes = 1;
+    if (root->won)
+        return NS_WON;
+    if (s->strands_checked) {
+        int lost = ns_stranded(s, root);
+        if (lost < 0)
+            return -2;
+        if (lost)
+            return NS_LOST;
+    }
+    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + 8];
+    int len = make_key(s, root, key);
+    uint64_t h = hash_key(key, len);
+    size_t slot;
+    if (!s->table_cap && !table_grow(s))
+        return -2;
+    table_find(s, key, len, h, &slot);
+    if (!table_add(s, key, len, h, slot))
+        return -2;
+    return children(s, root, 0) ? -1 : -2;
+}
+
+int ns_run(ns_search *s, int64_t budget)
+{
+    if (s->decided >= 0)
+        return s->decided;
+    if (!s->started) {
+        s->started = 1;
+        int r = start(s);
+        if (r == -2)
+            return NS_NOMEMORY;
+        if (r >= 0)
+            return s->decided = r;
+    }
+    int64_t nodes = s->nodes;
+    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + 8];
+    pos_t node;
+    while (s->nframes) {
+        frame_t *f = &s->frames[s->nframes - 1];
+        if (f->at == f->count) {
+            s->nkids = f->base;
+            s->nframes--;
+            continue;
+        }
+        pos_t *child = &s->kids[f->base + (size_t)s->rank[f->base + (size_t)f->at]];
+        int len = make_key(s, child, key);
+        uint64_t h = hash_key(key, len);
+        size_t slot;
+        if (table_find(s, key, len, h, &slot)) {
+            f->at++;
+            continue;
+        }
+        if (nodes >= budget) {
+            s->nodes = nodes;
+            return NS_UNKNOWN;
+        }
+        f->at++;
+        int mark = f->mark;
+        if (!table_add(s, key, len, h, slot) || !path_push(s, (size_t)mark, child->step))
+            return NS_NOMEMORY;
+        nodes++;
+        if (child->won) {
+            s->nodes = nodes;
+            return s->decided = NS_WON;
+        }
+        if (s->strands_everywhere) {
+            int lost = ns_stranded(s, child);
+            if (lost < 0)
+                return NS_NOMEMORY;
+            if (lost)
+                continue; /* lost (shortcut 6) */
+        }
+        node = *child; /* the kid stack may move as it grows */
+        if (!children(s, &node, mark + 1))
+            return NS_NOMEMORY;
+    }
+    s->nodes = nodes;
+    return s->decided = NS_LOST;
+}
+
+int64_t ns_nodes(const ns_search *s)
+{
+    return s->nodes;
+}
+
+size_t ns_line(const ns_search *s, const uint8_t **steps)
+{
+    *steps = (const uint8_t *)s->path;
+    return s->decided == NS_WON ? s->npath : 0;
+}
+
+/* --- making and freeing ----------------------------------------------------------------- */
+
+/* A thread's last search, freed and ready for its next: ns_new starts from it. */
+static _Thread_local ns_search *spare;
+/* What a kept search keeps at most: kids, frames (and steps of the line), key bytes, table
+ * slots, and the two-deck closure's lists (about 1 MB in all). */
+#define KEEP_KIDS 512
+#define KEEP_FRAMES 4096
+#define KEEP_KEYS (1 << 19)
+#define KEEP_TABLE (1 << 13)
+#define KEEP_WAITING (1 << 14)
+
+ns_search *ns_new(const ns_setup *u, const char **error)
+{
+    *error = "the position is outside the native core's limits";
+    if (u->ncols < 1 || u->ncols > NS_MAXCOLS || u->ncells < 0 || u->ncells > NS_MAXCELLS ||
+        u->nreserve < 0 || u->nreserve > NS_MAXRESERVE || u->nreserve_to < 0 ||
+        u->nreserve_to > NS_MAXRESERVE || u->decks < 1 || u->decks > 2 || u->mode < 0 || u->mode > 2)
+        return NULL;
+    /* search.py zips the reserve with its columns, strictly, at the deal. */
+    if (u->nreserve && u->nreserve != u->nreserve_to)
+        return NULL;
+    int copies[52] = {0}, total = 0;
+    const uint8_t *columns[NS_MAXCOLS];
+    for (int c = 0, at = 0; c < u->ncols; c++) {
+        int len = u->lens[c];
+        if (len < 1 || at + len > NS_DATA)
+            return NULL;
+        columns[c] = u->data + at;
+        at += len;
+        int down = columns[c][0];
+        /* A column holds a face-up card unless it is empty, as the engine's always do. */
+        if (len > 1 ? down >= len - 1 : down != 0)
+            return NULL;
+        for (int j = 1; j < len; j++) {
+            if (columns[c][j] >= 52)
+                return NULL;
+            copies[columns[c][j]]++;
+        }
+        total += len - 1;
+    }
+    for (int k = 0; k < u->nreserve; k++) {
+        if (u->reserve[k] >= 52)
+            return NULL;
+        copies[u->reserve[k]]++;
+    }
+    for (int k = 0; k < u->nreserve_to; k++)
+        if (u->reserve_to[k] >= u->ncols)
+            return NULL;
+    for (int k = 0; k < u->ncells; k++) {
+        if (u->cells[k] < -1 || u->cells[k] >= 52)
+            return NULL;
+        if (u->cells[k] >= 0)
+            copies[u->cells[k]]++;
+    }
+    for (int card = 0; card < 52; card++)
+        if (copies[card] > u->decks)
+            return NULL;
+    if (total + u->nreserve > NS_MAXCARDS || u->removed < 0 || u->removed > 8)
+        return NULL;
+
+    *error = "out of memory";
+    ns_search *s = spare;
+    if (s) {
+        spare = NULL;
+        if (s->table_len) {
+            memset(s->slots, 0, s->table_cap * sizeof(slot_t));
+            s->table_len = 0;
+        }
+        s->nkids = s->nframes = s->npath = s->keys_len = 0;
+    } else {
+        s = malloc(sizeof *s);
+        if (!s)
+            return NULL;
+        memset(s, 0, offsetof(ns_search, mt));
+        s->dep.waiting = s->dep.queue = NULL;
+        s->dep.waiting_cap = s->dep.queue_cap = 0;
+    }
+    memset(s, 0, offsetof(ns_search, kids));
+    s->ncols = u->ncols;
+    s->ncells = u->ncells;
+    s->mode = u->mode;
+    s->need = 4 * u->decks;
+    s->any_time = u->any_time;
+    s->king_only = u->king_only;
+    s->whole_ok = u->whole_ok;
+    s->has_cells = u->ncells > 0;
+    s->nreserve = u->nreserve;
+    memcpy(s->reserve, u->reserve, (size_t)u->nreserve);
+    s->nreserve_to = u->nreserve_to;
+    memcpy(s->reserve_to, u->reserve_to, (size_t)u->nreserve_to);
+    for (int k = 0; k < u->nreserve_to; k++)
+        s->is_reserve_col[u->reserve_to[k]] = 1;
+    for (int c = 0; c < u->ncols; c++)
+        if (!s->is_reserve_col[c])
+            s->other_cols[s->nother++] = (uint8_t)c;
+    for (int card = 0; card < 52; card++) {
+        if (card % 13 == 12)
+            continue;
+        if (u->same_suit) {
+            s->targets[card][s->ntargets[card]++] = (uint8_t)(card + 1);
+        } else {
+            for (int suit = 0; suit < 4; suit++)
+                s->targets[card][s->ntargets[card]++] = (uint8_t)(suit * 13 + card % 13 + 1);
+        }
+    }
+    s->one_target = u->decks == 1 && u->same_suit;
+    int one_place = s->one_target && u->king_only;
+    s->two_decks = u->decks == 2;
+    s->joins_safe = u->safe_joins && one_place;
+    s->strands_checked = u->safe_joins;
+    s->strands_everywhere = u->safe_joins && !s->one_target;
+    s->focus = u->focus && !u->same_suit;
+    s->jitter = u->jitter;
+    s->mti = 624;
+    s->decided = -1;
+
+    pos_t *root = &s->root;
+    view_t v[NS_MAXCOLS];
+    for (int c = 0; c < u->ncols; c++) {
+        v[c].p = columns[c];
+        v[c].len = u->lens[c];
+    }
+    pack(s, root, v);
+    for (int k = 0; k < NS_MAXCELLS; k++)
+        root->cells[k] = (int8_t)(k < u->ncells ? u->cells[k] : NO_CARD);
+    root->dealt = !u->nreserve;
+    root->removed = (uint16_t)u->removed;
+    root->won = (uint8_t)is_won(s, v, u->removed);
+    root->priority = 0;
+    /* Where every column is checked after each move, a move need check only the two it
+     * changed, once every column has been (search.py's ``settled``). */
+    s->settled = s->mode != NS_ALL || !settle_all(s, v);
+    return s;
+}
+
+/* Free ``*items`` if it holds more than ``keep``. */
+static void trim(void **items, size_t *cap, size_t keep)
+{
+    if (*cap > keep) {
+        free(*items);
+        *items = NULL;
+        *cap = 0;
+    }
+}
+
+void ns_free(ns_search *s)
+{
+    if (!s)
+        return;
+    if (!spare) {
+        /* Kept for the thread's next search, with its arrays while they are small: the
+         * solver's common case is many small searches (hints, analyses, surveys). */
+        size_t rank_cap = s->kids_cap;
+        trim((void **)&s->rank, &rank_cap, KEEP_KIDS);
+        trim((void **)&s->kids, &s->kids_cap, KEEP_KIDS);
+        trim((void **)&s->frames, &s->frames_cap, KEEP_FRAMES);
+        trim((void **)&s->path, &s->path_cap, KEEP_FRAMES);
+        trim((void **)&s->keys, &s->keys_cap, KEEP_KEYS);
+        if (s->table_cap > KEEP_TABLE) {
+            trim((void **)&s->slots, &s->table_cap, KEEP_TABLE);
+            s->table_len = 0;
+        }
+        trim((void **)&s->dep.waiting, &s->dep.waiting_cap, KEEP_WAITING);
+        trim((void **)&s->dep.queue, &s->dep.queue_cap, KEEP_WAITING);
+        spare = s;
+        return;
+    }
+    free(s->kids);
+    free(s->rank);
+    free(s->frames);
+    free(s->path);
+    free(s->keys);
+    free(s->slots);
+    free(s->dep.waiting);
+    free(s->dep.queue);
+    free(s);
+}

@@ -1,0 +1,167 @@
+"""The native solver core against the Python one: the same answers, strictly.
+
+On the same deals of every ruleset both cores must give the same verdict, the same line
+and the same node count (``Solution`` equality), and every won line must replay to a won
+state through ``apply``; so must their searches one by one (safe joins off, probes with
+their random order, a search resumed with a larger budget) and on positions reached by
+random play. The quick run uses a few deals a ruleset; ``SOLVER_DIFFERENTIAL_DEALS=2000``
+runs that many (docs/architecture.md, "The native core", quotes such a run).
+
+Where the extension is not built these tests are skipped, unless a C compiler is there:
+then the build should have made it, and its absence fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sysconfig
+import time
+
+import pytest
+
+from games.engine import RULESETS, State, apply, legal_actions, new_game, seeded_deal
+from games.engine.solver import Solution, native, solve, systematic
+from games.engine.solver.search import Search
+from games.engine.state import PLAYING, WON, position
+
+
+def _compiler() -> bool:
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return bool(command) and shutil.which(command[0]) is not None
+
+
+if not native.AVAILABLE:
+    if _compiler() and not os.environ.get("SOLVER_NATIVE_OPTIONAL"):
+        pytest.fail(
+            "the native solver core is not built, though a C compiler is here: "
+            "reinstall (pip install -e .) and read the build's warnings",
+            pytrace=False,
+        )
+    pytest.skip("the native solver core is not built (no C compiler)", allow_module_level=True)
+
+#: Deals per ruleset: a quick subset by default, more in the slow mode.
+DEALS = int(os.environ.get("SOLVER_DIFFERENTIAL_DEALS", "0")) or None
+QUICK = {"double": 12, "easy": 12, "wasp": 12, "scorpion2": 20}
+#: Past PROBE_NODES (1,000), so that the probes of easy and double run too.
+BUDGET = 3000
+
+
+def deals(name: str) -> range:
+    return range(DEALS or QUICK.get(name, 30))
+
+
+def replays_to_a_win(state: State, solution: Solution) -> bool:
+    for action in solution.line:
+        state = apply(state, action)[0]
+    return state.status == WON
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_both_cores_solve_every_deal_alike(name: str) -> None:
+    rules = RULESETS[name]
+    verdicts = {"won": 0, "lost": 0, "unknown": 0}
+    seconds = {"python": 0.0, "native": 0.0}
+    for seed in deals(name):
+        state = new_game(rules, seeded_deal(rules, seed))
+        answers = {}
+        for core in ("python", "native"):
+            started = time.perf_counter()
+            answers[core] = solve(rules, state, BUDGET, core=core)
+            seconds[core] += time.perf_counter() - started
+        assert answers["native"] == answers["python"], (name, seed)
+        solution = answers["native"]
+        verdicts[solution.verdict] += 1
+        if solution.verdict == "won":
+            assert replays_to_a_win(state, solution), (name, seed)
+    # What a slow run reports (pytest -s shows it).
+    print(f"\n{name}: {len(deals(name))} deals, all agree; {verdicts}; {seconds}")
+    assert verdicts["won"] + verdicts["lost"] > 0
+
+
+@pytest.mark.parametrize("name", ["easy", "double"])
+def test_the_systematic_search_alone_agrees(name: str) -> None:
+    rules = RULESETS[name]
+    for seed in range(6):
+        state = new_game(rules, seeded_deal(rules, seed))
+        assert systematic(rules, state, BUDGET, core="native") == systematic(
+            rules, state, BUDGET, core="python"
+        )
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_searches_without_safe_joins_agree(name: str) -> None:
+    rules = RULESETS[name]
+    for seed in range(8):
+        state = new_game(rules, seeded_deal(rules, seed))
+        python = Search(rules, state, safe_joins=False).run(2000)
+        assert native.native_search(rules, state, safe_joins=False).run(2000) == python
+
+
+@pytest.mark.parametrize("name", ["easy", "double", "wasp", "classic"])
+def test_probes_draw_the_same_random_order(name: str) -> None:
+    """A probe's moves come in a random order: both cores draw the same numbers from the
+    same source, in the same order, and leave it in the same state."""
+    rules = RULESETS[name]
+    for seed in range(6):
+        state = new_game(rules, seeded_deal(rules, seed))
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for _ in range(3):
+            python = Search(rules, state, jitter=theirs, focus=True).run(500)
+            probe = native.native_search(rules, state, jitter=ours, focus=True)
+            assert isinstance(probe, native.NativeSearch)
+            assert probe.run(500) == python
+            assert ours.getstate() == theirs.getstate()
+
+
+def test_a_search_goes_on_where_it_stopped() -> None:
+    rules = RULESETS["classic"]
+    resumed = 0
+    for seed in range(12):
+        state = new_game(rules, seeded_deal(rules, seed))
+        once = Search(rules, state).run(4000)
+        twice = native.NativeSearch(rules, state)
+        first = twice.run(200)
+        if first[0] == "unknown":
+            resumed += 1
+            assert first == Search(rules, state).run(200)
+        assert twice.run(4000) == once
+    assert resumed >= 1
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_positions_of_random_play_agree(name: str) -> None:
+    """Positions in the middle of games (cards turned up, runs gone, the reserve dealt,
+    cells emptied), reached by random legal play."""
+    rules = RULESETS[name]
+    rng = random.Random(name)
+    compared = 0
+    for seed in range(4 if name in QUICK else 10):
+        state = new_game(rules, seeded_deal(rules, seed))
+        for ply in range(48):
+            actions = legal_actions(state)
+            if state.status != PLAYING or not actions:
+                break
+            state = apply(state, rng.choice(actions))[0]
+            if ply % 6 == 5:
+                python = solve(rules, state, 1500, core="python")
+                assert solve(rules, state, 1500, core="native") == python, (seed, ply)
+                if python.verdict == "won":
+                    assert replays_to_a_win(state, python)
+                compared += 1
+    assert compared >= 8
+
+
+def test_what_the_c_core_does_not_take_goes_to_the_python_one() -> None:
+    """A position outside the C core's limits (here a card twice in a one-deck game)
+    gets the Python search, and the same answer from either core."""
+    classic = RULESETS["classic"]
+    state = position(
+        classic,
+        columns=[[12, 11], [11], [], [], [], [], []],
+        down=[0, 0, 0, 0, 0, 0, 0],
+        removed=[1, 2, 3],
+    )
+    assert isinstance(native.native_search(classic, state), Search)
+    assert solve(classic, state, 100, core="native") == solve(classic, state, 100, core="python")
