@@ -178,7 +178,7 @@ class Entrant(models.Model):
 
 class ContestResult(models.Model):
     """One game of a contest (a player's game of one round): a projection of its events,
-    written in the same statement as each of them (``games.writes.appends``), so the
+    written in the same statement as each of them (``games.projections.contest_results``), so the
     ranking is applied one game at a time and never recomputed from the games."""
 
     game = models.OneToOneField(
