@@ -398,6 +398,8 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
 GameOut = serializer_for(shapes.GameBody)
 GamePageOut = serializer_for(shapes.GamePageBody)
 EventPageOut = serializer_for(shapes.EventPageBody)
+LogPageOut = serializer_for(shapes.LogPageBody)
+ExportListOut = serializer_for(shapes.ExportListBody)
 CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")
 ChallengeOut = serializer_for(shapes.ChallengeBody)
 StandingsOut = serializer_for(shapes.StandingsBody)

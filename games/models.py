@@ -6,7 +6,15 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
-from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
+from games.store.models import (
+    Event,
+    Game,
+    GameAnalysis,
+    ModerationAct,
+    Player,
+    PlayerAccount,
+    PublicLogEntry,
+)
 
 __all__ = [
     "BoardEntry",
@@ -21,5 +29,6 @@ __all__ = [
     "ModerationAct",
     "Player",
     "PlayerAccount",
+    "PublicLogEntry",
     "Standing",
 ]

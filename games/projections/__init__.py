@@ -28,6 +28,7 @@ from games.projections.base import Change, Projection
 from games.projections.contest_results import ContestResults
 from games.projections.game_row import GameRow
 from games.projections.leaderboards import Leaderboards
+from games.projections.public_log import PublicLog
 from games.projections.standings import Standings
 from games.store import append as store
 from games.store import events, streams
@@ -41,6 +42,7 @@ PROJECTIONS: tuple[Projection, ...] = (
     Standings(),
     ContestResults(),
     Leaderboards(),
+    PublicLog(),
 )
 
 __all__ = ["PROJECTIONS", "Change", "Projection", "append", "create", "rebuild"]

@@ -40,6 +40,7 @@ GAME_DATA = (
     "games_board_entry",
     "games_player",
     "games_moderation_log",
+    "games_public_log",
 )
 
 
@@ -68,6 +69,7 @@ class Moving:
 def world(settings, player) -> dict[str, Any]:
     """Games of every kind, and the values of every path parameter."""
     settings.ARENA_ROTATION = "classic:weekly,wasp:daily"
+    settings.LOG_STREAM_SECONDS, settings.LOG_POLL_SECONDS = 1, 0.1  # the stream ends soon
     moving = Moving(NOON - dt.timedelta(days=1))
     with clock.frozen(moving):
         (alice, alice_token), (bob, _) = player("alice"), player("bob")
@@ -106,6 +108,7 @@ def world(settings, player) -> dict[str, Any]:
         "username": ["alice", "bob"],
         "scope": ["daily", "classic"],
         "metric": ["wins", "best_time", "streak"],
+        "name": ["2026-11.scorpion.gz", "2026-11.scorpion.gz.sha256"],
     }
 
 
