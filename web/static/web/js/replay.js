@@ -1,5 +1,6 @@
 // A finished game (or a game of a race that is over) as a replay: a scrubber over every
-// version, step and play controls, and the move list, each move named by its card.
+// version, step and play controls, the move list, each move named by its card, and the
+// game in the notation to download.
 
 import * as api from "./api.js";
 import { Board } from "./board.js";
@@ -33,6 +34,7 @@ export function mountReplay(container, final, rules) {
     ctl("replay-last", t("replay.last"), "last", () => go(final.version)),
     range,
     position,
+    h("button", { type: "button", class: "btn btn-tool", id: "replay-download", title: t("replay.download"), onclick: download }, ".scorpion"),
   );
   const history = moveList();
   const result = h("div", { class: "banner banner-result", id: "banner" }, t(`end.replay_${final.status}`, { player: final.owner }));
@@ -46,6 +48,20 @@ export function mountReplay(container, final, rules) {
     const item = event.target.closest("[data-seq]");
     if (item) go(Number(item.dataset.seq));
   });
+
+  // The game in the notation, saved as a file (fetched with the token: a link carries none).
+  async function download() {
+    try {
+      const url = URL.createObjectURL(await api.notation(final.id));
+      const link = h("a", { href: url, download: `${final.id}.scorpion`, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (error) {
+      toast(error.detail || t("error.network"), "error");
+    }
+  }
 
   let shown = 0;
   async function go(version) {
