@@ -21,6 +21,7 @@ from django.test import AsyncClient
 
 from games import clock
 from games.dailies import challenges as dailies
+from games.reads import presenters
 from games.store import log, notation
 from games.store.models import Event
 from games.writes import contests, public_log, services
@@ -92,8 +93,8 @@ def test_both_formats_give_the_stored_game_whole(api, alice) -> None:
     ]
     (as_json,) = api.get("/api/v1/log?format=json").json()["results"]
     assert as_json["cursor"] == entry["cursor"] and as_json["game"] == game_id
-    assert [(e["seq"], e["type"], e["data"], e["by"]) for e in as_json["events"]] == [
-        (e.seq, e.type, e.data, "alice") for e in stored
+    assert [(e["seq"], e["type"], e["data"], e["by"], e["at"]) for e in as_json["events"]] == [
+        (e.seq, e.type, e.data, "alice", presenters.timestamp(e.at)) for e in stored
     ]
     assert as_json["events"][0]["data"]["deal"] is not None  # everyone's now: whole
     public_log.public_log_write()  # the stored text is what was written on the fly
