@@ -148,9 +148,7 @@ class LogStreamApi(_JsonOnly):
             if _streams >= settings.LOG_STREAMS_MAX:
                 raise Throttled(wait=settings.LOG_POLL_SECONDS)
             _streams += 1
-        response = StreamingHttpResponse(
-            _follow(query["after"], query["format"]), content_type=NDJSON
-        )
+        response = _Counted(_follow(query["after"], query["format"]), content_type=NDJSON)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
         return response
@@ -163,28 +161,40 @@ def _page(after: public_log.Cursor | None, format: str) -> tuple[list[str], Any]
         connections.close_all()  # back to the pool: the next poll may run on another thread
 
 
+class _Counted(StreamingHttpResponse):
+    """A stream that stops counting when Django closes it, which it does for every response
+    it started, however it ended (a client gone included)."""
+
+    _released = False
+
+    def close(self) -> None:
+        global _streams
+        try:
+            super().close()
+        finally:
+            with _streams_lock:
+                if not self._released:
+                    self._released = True
+                    _streams -= 1
+
+
 async def _follow(after: public_log.Cursor | None, format: str) -> AsyncIterator[bytes]:
     """The log's games after ``after``, as they come, for ``LOG_STREAM_SECONDS``."""
-    global _streams
     read = sync_to_async(_page, thread_sensitive=False)
-    try:
-        ends = time.monotonic() + settings.LOG_STREAM_SECONDS
-        quiet_since = time.monotonic()
-        while time.monotonic() < ends:
-            results, after = await read(after, format)
-            if results:
-                yield "".join(f'{{"type":"game",{entry[1:]}\n' for entry in results).encode()
-                quiet_since = time.monotonic()
-                if len(results) == public_log.PAGE_MAX:
-                    continue
-            elif time.monotonic() - quiet_since >= IDLE_SECONDS:
-                yield _line({"type": "idle", "cursor": _text(after)}).encode()
-                quiet_since = time.monotonic()
-            await asyncio.sleep(settings.LOG_POLL_SECONDS)
-        yield _line({"type": "end", "cursor": _text(after)}).encode()
-    finally:
-        with _streams_lock:
-            _streams -= 1
+    ends = time.monotonic() + settings.LOG_STREAM_SECONDS
+    quiet_since = time.monotonic()
+    while time.monotonic() < ends:
+        results, after = await read(after, format)
+        if results:
+            yield "".join(f'{{"type":"game",{entry[1:]}\n' for entry in results).encode()
+            quiet_since = time.monotonic()
+            if len(results) == public_log.PAGE_MAX:
+                continue
+        elif time.monotonic() - quiet_since >= IDLE_SECONDS:
+            yield _line({"type": "idle", "cursor": _text(after)}).encode()
+            quiet_since = time.monotonic()
+        await asyncio.sleep(settings.LOG_POLL_SECONDS)
+    yield _line({"type": "end", "cursor": _text(after)}).encode()
 
 
 def _line(body: dict[str, Any]) -> str:

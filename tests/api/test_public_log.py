@@ -125,6 +125,19 @@ def test_the_stream_sends_each_game_then_ends_with_its_cursor(settings, alice) -
     assert again[0]["events"][-1]["type"] == "resigned"
 
 
+def test_streams_are_counted_until_closed_and_past_the_cap_refused(api, settings) -> None:
+    from api.views import log as views
+
+    settings.LOG_STREAM_SECONDS, settings.LOG_POLL_SECONDS, settings.LOG_STREAMS_MAX = 1, 0.1, 1
+    assert [line["type"] for line in stream("/api/v1/log/stream")] == ["end"]
+    assert views._streams == 0  # closed: no longer counted
+    views._streams = 1  # one stream open elsewhere in the process
+    try:
+        assert api.get("/api/v1/log/stream").json()["code"] == "throttled"
+    finally:
+        views._streams = 0
+
+
 def test_only_games_open_to_everyone_enter(api, alice, bob, settings) -> None:
     """A private finished game, a public game in play, a finished game of an open day and
     one of a running arena: none is in the log, nor any of their seeds; the finished public
