@@ -96,7 +96,8 @@ class Entry:
     notation: str | None
 
 
-_COLUMNS = "xid::text, id, game_id, published_at, version, notation"
+#: The text cast is named apart: "ORDER BY xid" would otherwise sort by the text.
+_COLUMNS = "xid::text AS xid_text, id, game_id, published_at, version, notation"
 
 
 def _entry(row: Sequence[object]) -> Entry:
