@@ -42,7 +42,10 @@ def log_page(*, after: Cursor | None, limit: int, format: str) -> tuple[list[str
 
 
 def _head(entry: log.Entry) -> str:
-    """The entry's body without its closing brace, to add the game to."""
+    """The entry's body without its closing brace, to add the game to (as PostgreSQL wrote
+    it, when it did)."""
+    if entry.head is not None:
+        return entry.head
     body: LogEntryBody = {
         "cursor": entry.cursor.encode(),
         "game": str(entry.game_id),
@@ -55,9 +58,11 @@ def _notation(entries: list[log.Entry]) -> list[str]:
     missing = log.write(entry.game_id for entry in entries if entry.notation is None)
     texts = []
     for entry in entries:
-        text = entry.notation
-        text = text if text is not None else missing[entry.game_id][1]
-        texts.append(f'{_head(entry)},"notation":{json.dumps(text, ensure_ascii=False)}}}')
+        text = entry.notation_json
+        if text is None:
+            written = entry.notation if entry.notation is not None else missing[entry.game_id][1]
+            text = json.dumps(written, ensure_ascii=False)
+        texts.append(f'{_head(entry)},"notation":{text}}}')
     return texts
 
 

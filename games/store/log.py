@@ -87,24 +87,35 @@ class Cursor:
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A row of the public log: where it is, the game, when the game became open to
-    everyone, and its notation as of ``version`` (``None`` until written)."""
+    everyone, and its notation as of ``version`` (``None`` until written).
+
+    Read by :func:`entries`, it also carries itself as JSON text made by PostgreSQL, for
+    pages that pass it through: ``head``, the object ``{"cursor", "game", "published_at"``
+    without its closing brace, and ``notation_json``, the notation as a JSON string."""
 
     cursor: Cursor
     game_id: uuid.UUID
     published_at: dt.datetime
     version: int | None
     notation: str | None
+    head: str | None = None
+    notation_json: str | None = None
 
 
 #: The text cast is named apart: "ORDER BY xid" would otherwise sort by the text.
 _COLUMNS = "xid::text AS xid_text, id, game_id, published_at, version, notation"
+#: An entry as JSON (:attr:`Entry.head`, :attr:`Entry.notation_json`): the cursor as
+#: :meth:`Cursor.encode` writes it, the time as ``games.reads.presenters.timestamp`` does.
+_JSON_COLUMNS = """'{"cursor":"' || rtrim(translate(encode(
+        int8send(xid::text::bigint) || int8send(id), 'base64'), '+/', '-_'), '=')
+    || '","game":"' || game_id || '","published_at":"'
+    || to_char(published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
+    to_json(notation)::text"""
 
 
-def _entry(row: Sequence[object]) -> Entry:
-    xid, id_, game_id, published_at, version, text = row
-    assert isinstance(xid, str) and isinstance(id_, int) and isinstance(game_id, uuid.UUID)
-    assert isinstance(published_at, dt.datetime)
-    return Entry(Cursor(int(xid), id_), game_id, published_at, version, text)  # type: ignore[arg-type]
+def _entry(row: Sequence[Any]) -> Entry:
+    xid, id_, game_id, published_at, version, text, *json = row
+    return Entry(Cursor(int(xid), id_), game_id, published_at, version, text, *json)
 
 
 def entries(after: Cursor | None, limit: int) -> list[Entry]:
@@ -122,7 +133,7 @@ def entries(after: Cursor | None, limit: int) -> list[Entry]:
     )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"{named}SELECT {_COLUMNS}{known} FROM games_public_log"
+            f"{named}SELECT {_COLUMNS}, {_JSON_COLUMNS}{known} FROM games_public_log"
             f" WHERE xid < {HORIZON}{where} ORDER BY xid, id LIMIT %(limit)s",
             {**params, "limit": limit},
         )
