@@ -130,7 +130,7 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
     return Written(export, target, streamed)
 
 
-def write_entries(entries: Iterator[log.Entry], out: IO[bytes] | gzip.GzipFile) -> int:
+def write_entries(entries: Iterator[log.Published], out: IO[bytes] | gzip.GzipFile) -> int:
     """Write each entry's notation to ``out`` (the stored text; a game without one is written
     now), in order; how many games."""
     games = 0
