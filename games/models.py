@@ -6,9 +6,19 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
-from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
+from games.store.models import (
+    ApiKey,
+    Event,
+    Game,
+    GameAnalysis,
+    ModerationAct,
+    Player,
+    PlayerAccount,
+    WsTicket,
+)
 
 __all__ = [
+    "ApiKey",
     "BoardEntry",
     "BoardResult",
     "Contest",
@@ -22,4 +32,5 @@ __all__ = [
     "Player",
     "PlayerAccount",
     "Standing",
+    "WsTicket",
 ]

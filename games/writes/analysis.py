@@ -2,9 +2,10 @@
 it, and stored (``GameAnalysis``).
 
 Only for a finished game whose hidden cards the viewer may see (``visibility``): a game in
-play gets :class:`GameNotFinished`, a finished game of a daily challenge whose day is open
-gets ``challenge_in_progress``. So no solver output that uses hidden cards leaves the server
-while a game is played, nor while its deal is still everyone's race.
+play gets :class:`GameNotFinished`, a finished game of a daily challenge, race or arena that
+still runs gets ``analysis_not_yet`` (its owner's: others cannot read it then). So no
+solver output that uses hidden cards leaves the server while a game is played, nor while
+its deal is still everyone's race.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.db import IntegrityError, transaction
 
 from games import clock, engine
 from games.engine import analysis
-from games.errors import ChallengeInProgress, GameNotFinished
+from games.errors import AnalysisNotYet, GameNotFinished
 from games.reads import selectors, visibility
 from games.store import events, streams
 from games.store.models import Event, GameAnalysis
@@ -29,7 +30,7 @@ def game_analysis(seen: selectors.Seen) -> GameAnalysis:
     if not game.finished:
         raise GameNotFinished()
     if not visibility.analysis_shown(sight, game):
-        raise ChallengeInProgress()
+        raise AnalysisNotYet()
     stored = selectors.game_analysis(game)
     if stored is not None:
         return stored
