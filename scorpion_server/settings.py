@@ -89,6 +89,8 @@ MIDDLEWARE = [
     # First: every answer, errors included, carries the request's X-Request-ID.
     "scorpion_server.observability.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The admin's and the API docs' Content-Security-Policy.
+    "scorpion_server.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
