@@ -304,10 +304,15 @@ USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
 
-# --- Static files (the admin's and the API docs'; served by the ASGI app itself) --------------
+# --- Static files (the client's, the admin's and the API docs'; scorpion_server.static) -------
 
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed names and gzip copies once collected (manage.py serve collects at start).
+    "staticfiles": {"BACKEND": "scorpion_server.static.HashedStaticStorage"},
+}
 
 # --- REST framework and OpenAPI --------------------------------------------------------------
 
