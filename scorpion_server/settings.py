@@ -380,6 +380,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": list(STATUSES),
         "ChallengeStatusEnum": ["open", "closed"],
         "ContestStatusEnum": ["scheduled", "running", "finished"],
+        # A day's band and a certified deal's band: one scale, one name.
+        "DifficultyEnum": ["easy", "medium", "hard", "expert"],
         # The leaderboards' names, read when the schema is made (the apps are loaded then).
         "LeaderboardScopeEnum": ["daily", *RULESETS],
         "LeaderboardMetricEnum": "games.boards.metrics.METRICS",
