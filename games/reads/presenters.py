@@ -101,7 +101,8 @@ def event_body(
 ) -> EventBody:
     """The Event of docs/api.md#event-object (``event`` read with its actor), with the ``effects``
     its replay derived and, for a move, the face-up ``card`` it took when the caller knows it;
-    a ``created`` event shows its seed and deal only with ``sight.reveal``."""
+    a ``created`` event shows its seed and deal (and a rated deal's difficulty) only with
+    ``sight.reveal``."""
     body: EventBody = {
         "seq": event.seq,
         "type": event.type,
@@ -123,6 +124,8 @@ def event_data(event: Event, sight: Sight) -> dict[str, Any]:
     if isinstance(fact, events.Created) and not sight.reveal:
         data["seed"] = None
         data["deal"] = None
+        if "difficulty" in data:  # a rated deal's difficulty is as secret as the deal
+            data["difficulty"] = None
     return data
 
 

@@ -176,9 +176,12 @@ def game_hint(game: GameSummary) -> hints.Hint:
 def hint_counts(game: GameSummary, viewer_id: int | None) -> bool:
     """Whether a hint ``viewer_id`` asks for is a fact of ``game`` that must be recorded:
     they own it, it is in play, and it races others (a daily challenge whose day is open,
-    a race or arena that accepts commands). Only a write may give such a hint."""
+    a race or arena that accepts commands, or a rated game). Only a write may give such a
+    hint."""
     if viewer_id is None or viewer_id != game.owner_id or game.finished:
         return False
+    if game.rated:  # a hint scores a rated game's win as a loss (docs/ratings.md)
+        return True
     if game.challenge is not None:
         return challenges.is_open(game.challenge)
     return game.contest is not None and contests.accepts_commands(game.contest)

@@ -401,7 +401,8 @@ class BoardRowBody(TypedDict):
         int,
         Doc(
             "wins: won games; best_time: milliseconds; streak: the run's length; "
-            "arena_points: the sum of the points of the player's arena deals"
+            "arena_points: the sum of the points of the player's arena deals; "
+            "rating: the Glicko-2 rating, rounded"
         ),
     ]
     reached_at: Annotated[Timestamp, Doc("when the player reached this value (breaks ties)")]

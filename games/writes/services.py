@@ -45,6 +45,7 @@ from games.errors import (
     VersionConflict,
 )
 from games.metrics import Timings
+from games.ratings import parameters
 from games.reads import selectors
 from games.store import append as store
 from games.store import events, streams
@@ -128,6 +129,7 @@ def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
                 cards=engine.seeded_deal(rules, challenge.seed),
                 public=True,
                 challenge=challenge.date.isoformat(),
+                difficulty=parameters.daily_difficulty(challenge.nodes),
             )
     except IntegrityError:  # the same player joined at the same moment elsewhere
         joined = _joined(challenge.date, player)
@@ -153,8 +155,10 @@ def _start_game(
     challenge: str | None = None,
     contest: str | None = None,
     round_: int | None = None,
+    difficulty: float | None = None,
 ) -> Written:
-    """Start a game: its ``created`` event and every read model of it, in one statement."""
+    """Start a game: its ``created`` event and every read model of it, in one statement. A
+    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md)."""
     created = events.Created(
         rules=rules.name,
         seed=seed,
@@ -164,6 +168,8 @@ def _start_game(
         engine=engine.ENGINE_VERSION,
         contest=contest,
         round=round_,
+        rated=difficulty is not None,
+        difficulty=difficulty,
     )
     change = projections.create(created, owner=owner)
     return Written(change.after, change.summary)
