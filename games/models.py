@@ -6,12 +6,14 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
 
 __all__ = [
     "BoardEntry",
     "BoardResult",
+    "CertifiedDeal",
     "Contest",
     "ContestResult",
     "DailyChallenge",
@@ -23,6 +25,8 @@ __all__ = [
     "ModerationAct",
     "Player",
     "PlayerRating",
+    "PoolCursor",
+    "PoolDraw",
     "RatedGame",
     "RatingChange",
     "PlayerAccount",

@@ -173,7 +173,7 @@ ARENA_POINTS = register(
 )
 
 #: The ratings' relation of ``rating``: the view ``games_rating_board`` (migration
-#: ``0014_ratings``) of each ruleset's ratings that are not provisional (RD below 110), with
+#: ``0015_ratings``) of each ruleset's ratings that are not provisional (RD below 110), with
 #: a counted game, rounded as shown; only the ``all`` period has rows.
 RATING_VIEW = "games_rating_board"
 

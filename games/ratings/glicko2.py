@@ -4,7 +4,7 @@
 step in the paper's own order and names. The server updates after every single game, as
 lichess does for its puzzles (:func:`rate_one`), and does it inside PostgreSQL under the
 rating rows' locks: the SQL function ``scorpion_glicko2`` (migration
-``0014_ratings``) is this same arithmetic, operation by operation, and
+``0015_ratings``) is this same arithmetic, operation by operation, and
 ``tests/games/test_glicko2.py`` checks that both give the same bits. What the server
 changed of lichess's parameters, and why, is in docs/ratings.md.
 

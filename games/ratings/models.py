@@ -1,7 +1,7 @@
 """The ratings' tables, projections of the events (docs/ratings.md): a player's rating per
 ruleset, a deal's per ruleset and seed, each rated game's change, and each player's
 history. Written by ``games.projections.ratings`` in the statement of the event that
-changes them; their DDL is ``games.migrations.0014_ratings``'s."""
+changes them; their DDL is ``games.migrations.0015_ratings``'s."""
 
 from __future__ import annotations
 

@@ -165,7 +165,7 @@ UNDO = [
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0013_contest_result_hints"),
+        ("games", "0014_winnable_pools"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
