@@ -2,6 +2,7 @@
 takes the change off and a restore puts it back, and the rebuild gives the same bits."""
 
 import datetime as dt
+import io
 import json
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from games.dailies.models import DailyChallenge
 from games.ratings import parameters
 from games.ratings.glicko2 import Rating, rate_one
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
-from games.store.models import Game
+from games.store import notation
+from games.store.models import Event, Game
+from games.store.notation import stored
 from games.store.summary import GameSummary
 from games.writes import moderation, services
 
@@ -115,6 +118,14 @@ def test_a_daily_game_is_rated_against_its_deal(alice, bob, django_user_model) -
     assert PlayerRating.objects.get(player=alice, rules="classic").games == 1
     after_restore = snapshot()
     assert after_restore["deals"] != before_void["deals"]
+    # The notation keeps the rated game and the banned player's restore, event for event.
+    rows = list(Event.objects.filter(game_id=won.game_id).order_by("seq").select_related("actor"))
+    text = notation.write(stored.transcript(rows))
+    assert '[Rated "' in text and "restore_banned" in text
+    (read,) = notation.read(io.StringIO(text))
+    assert [(e.event.TYPE, e.event.to_json()) for e in read.entries] == [
+        (row.type, row.data) for row in rows
+    ]
     call_command("rebuild_projections")
     assert snapshot() == after_restore
 
