@@ -53,6 +53,10 @@ MESSAGES: dict[str, Promise] = {
     "pool_empty": _(
         "No winnable deal of this ruleset is ready for you right now; try again shortly."
     ),
+    "rated_with_deal": _(
+        "A rated deal is chosen by the server: send rated without a seed or a deal."
+    ),
+    "rated_no_pool": _("This ruleset has no pool of winnable deals: it cannot be played rated."),
     "winnable_with_deal": _(
         "A winnable deal is chosen by the server: send winnable without a seed or a deal."
     ),

@@ -25,7 +25,9 @@ from games.reads.shapes import Choices, Doc, ErrorBody, Format
 
 _MEANINGS = {
     400: "malformed request: code `invalid`, with `fields` {name: [messages]}; "
-    "`winnable_with_deal` for a winnable game asked with a seed or a deal",
+    "`winnable_with_deal` for a winnable game asked with a seed or a deal; `rated_with_deal` "
+    "for a rated game asked with a seed or a deal, `rated_no_pool` for a rated game of a "
+    "ruleset without a pool",
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "

@@ -10,6 +10,16 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register", accounts.AccountRegisterApi.as_view(), name="account-register"),
     path("auth/token", accounts.TokenCreateApi.as_view(), name="token-create"),
     path("players/<str:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
+    path(
+        "players/<str:username>/ratings",
+        accounts.PlayerRatingsApi.as_view(),
+        name="player-ratings",
+    ),
+    path(
+        "players/<str:username>/ratings/<str:rules>",
+        accounts.PlayerRatingApi.as_view(),
+        name="player-rating",
+    ),
     path("rules", games.RulesListApi.as_view(), name="rules-list"),
     path(
         "games",

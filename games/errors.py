@@ -254,6 +254,22 @@ class PoolEmpty(DomainError):
     retry_after = 60
 
 
+class RatedWithDeal(DomainError):
+    """``rated: true`` with a ``seed`` or a ``deal``: a rated deal is the server's choice
+    (docs/ratings.md), never the caller's."""
+
+    status = 400
+    code = "rated_with_deal"
+
+
+class RatedWithoutPool(DomainError):
+    """``rated: true`` for a ruleset that has no winnable pool (``POOL_RULES``): there is
+    no rated deal to deal."""
+
+    status = 400
+    code = "rated_no_pool"
+
+
 class WinnableWithDeal(DomainError):
     """``winnable: true`` with a ``seed`` or a ``deal``: a winnable deal is the server's
     secret, never the caller's choice."""

@@ -7,6 +7,7 @@ Application code imports them from where they live (``games.store.models``,
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
 
 __all__ = [
@@ -16,14 +17,18 @@ __all__ = [
     "Contest",
     "ContestResult",
     "DailyChallenge",
+    "DealRating",
     "Entrant",
     "Event",
     "Game",
     "GameAnalysis",
     "ModerationAct",
     "Player",
+    "PlayerRating",
     "PoolCursor",
     "PoolDraw",
+    "RatedGame",
+    "RatingChange",
     "PlayerAccount",
     "Standing",
 ]

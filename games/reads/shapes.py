@@ -77,6 +77,30 @@ class CertifiedBody(TypedDict):
     label: Annotated[str, Choices.of(DIFFICULTY_LABELS)]
 
 
+class DealRatingBody(TypedDict):
+    """A rated deal's rating before and after a game (docs/api.md#ratings)."""
+
+    before: float
+    after: float
+    rd: Annotated[float, Doc("the deal's rating deviation after the game")]
+
+
+class GameRatingBody(TypedDict):
+    """What a scored rated game did to the ratings (docs/api.md#ratings)."""
+
+    score: Annotated[float, Doc("1: won without a hint; 0: lost, resigned, restarted or aided")]
+    before: Annotated[float, Doc("the player's rating before the game")]
+    after: Annotated[float, Doc("the player's rating after the game")]
+    change: Annotated[float, Doc("after - before (show it rounded: +12)")]
+    rd: Annotated[float, Doc("the player's rating deviation after the game")]
+    provisional: Annotated[bool, Doc("the rating after the game is provisional (RD >= 110)")]
+    counted: Annotated[bool, Doc("false once a moderator voided the game: its change was undone")]
+    deal: Annotated[
+        DealRatingBody | None,
+        Doc("the deal's rating; null until the game is over and its deal may be shown"),
+    ]
+
+
 class GameBody(TypedDict):
     """A game as one viewer may see it (docs/api.md#game-object)."""
 
@@ -114,6 +138,16 @@ class GameBody(TypedDict):
         Annotated[
             CertifiedBody,
             Doc("a game dealt from the winnable pool: how hard its deal is"),
+        ]
+    ]
+    rated: Annotated[bool, Doc("a rated game: the player against the deal (docs/ratings.md)")]
+    rating: NotRequired[
+        Annotated[
+            GameRatingBody,
+            Doc(
+                "a rated game once scored (finished or restarted): its change of rating; "
+                "absent before, and in lists"
+            ),
         ]
     ]
     created_at: Timestamp
@@ -415,7 +449,8 @@ class BoardRowBody(TypedDict):
         int,
         Doc(
             "wins: won games; best_time: milliseconds; streak: the run's length; "
-            "arena_points: the sum of the points of the player's arena deals"
+            "arena_points: the sum of the points of the player's arena deals; "
+            "rating: the Glicko-2 rating, rounded"
         ),
     ]
     reached_at: Annotated[Timestamp, Doc("when the player reached this value (breaks ties)")]
@@ -449,6 +484,49 @@ class BoardsBody(TypedDict):
     scopes: list[Annotated[str, SCOPES]]
     metrics: list[Annotated[str, METRICS]]
     periods: list[Annotated[str, PERIODS]]
+
+
+class RatingBody(TypedDict):
+    """A player's rating in one ruleset's pool (docs/api.md#ratings)."""
+
+    rules: Annotated[str, RULES]
+    rating: Annotated[float, Doc("Glicko-2 rating (show it rounded)")]
+    rd: Annotated[float, Doc("rating deviation")]
+    volatility: float
+    provisional: Annotated[bool, Doc("RD >= 110: not listed on the rating board")]
+    games: Annotated[int, Doc("rated games that count (not voided)")]
+
+
+class RatingsBody(TypedDict):
+    """A player's rating in each ruleset they played rated, in the order of /rules."""
+
+    player: str
+    ratings: list[RatingBody]
+
+
+class RatingPointBody(TypedDict):
+    """One row of a player's rating history."""
+
+    n: Annotated[int, Doc("1, 2, 3… per player and ruleset, in the order of the changes")]
+    kind: Annotated[str, Choices(("game", "void", "restore"))]
+    game: Annotated[str, Format("uuid"), Doc("the rated game")]
+    at: Timestamp
+    rating: Annotated[float, Doc("the rating after this change")]
+    rd: float
+
+
+class RatingHistoryBody(TypedDict):
+    """A player's rating in one ruleset, with a page of its history, newest first."""
+
+    player: str
+    rules: Annotated[str, RULES]
+    rating: float
+    rd: float
+    volatility: float
+    provisional: bool
+    games: int
+    history: list[RatingPointBody]
+    next: Annotated[str | None, Doc("the URL of the history's next (older) page, or null")]
 
 
 class ErrorBody(TypedDict):

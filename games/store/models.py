@@ -106,6 +106,8 @@ class Game(models.Model):
     #: foreign key: this row is a projection), and which of its deals (1, 2, …).
     contest = models.UUIDField(null=True, blank=True)
     round = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: A rated game: the player against the deal, in the ruleset's pool (docs/ratings.md).
+    rated = models.BooleanField(db_default=False, default=False)
     #: A moderator voided this result (``result_voided`` is the stream's last word on it).
     voided = models.BooleanField(default=False)
     created_at = models.DateTimeField()

@@ -40,6 +40,10 @@ GAME_DATA = (
     "games_board_entry",
     "games_player",
     "games_moderation_log",
+    "games_rating_player",
+    "games_rating_deal",
+    "games_rated_game",
+    "games_rating_change",
 )
 
 
@@ -73,6 +77,7 @@ def world(settings, player) -> dict[str, Any]:
         (alice, alice_token), (bob, _) = player("alice"), player("bob")
         yesterday, _ = dailies.prepare(DAY - dt.timedelta(days=1))
         closed, _ = services.challenge_join(date=yesterday.date, player=bob)
+        services.game_command(game_id=closed.game_id, actor=bob, command={"type": "resign"})
         moving.at = NOON
         dailies.prepare(DAY)
         open_day, _ = services.challenge_join(date=DAY, player=alice)
@@ -105,7 +110,8 @@ def world(settings, player) -> dict[str, Any]:
         "arena": [str(arena.id)],
         "username": ["alice", "bob"],
         "scope": ["daily", "classic"],
-        "metric": ["wins", "best_time", "streak"],
+        "metric": ["wins", "best_time", "streak", "rating"],
+        "rules": ["classic", "wasp"],
     }
 
 

@@ -26,6 +26,8 @@ OPERATIONS = {
     ("/api/v1/auth/register", "post"): ("account_register", 201),
     ("/api/v1/auth/token", "post"): ("token_create", 200),
     ("/api/v1/players/{username}", "get"): ("player_get", 200),
+    ("/api/v1/players/{username}/ratings", "get"): ("player_ratings", 200),
+    ("/api/v1/players/{username}/ratings/{rules}", "get"): ("player_rating", 200),
     ("/api/v1/rules", "get"): ("rules_list", 200),
     ("/api/v1/games", "get"): ("game_list", 200),
     ("/api/v1/games", "post"): ("game_create", 201),
@@ -99,7 +101,7 @@ def test_the_game_schema_declares_exactly_the_keys_games_carry(document, as_staf
 
     schema = document["components"]["schemas"]["Game"]
     # contest games only; games dealt from a winnable pool only
-    assert set(schema["properties"]) - set(game) == {"contest", "round", "certified"}
+    assert set(schema["properties"]) - set(game) == {"contest", "round", "certified", "rating"}
     assert set(schema["required"]) == set(game) - {"cells", "reserve_cards"}
 
 
@@ -154,6 +156,8 @@ def test_every_success_body_validates(api, alice, bob, sample_deal):
     anyone.get("/api/v1/challenges/today")
     player.post("/api/v1/challenges/today/join")
     player.post("/api/v1/challenges/today/join")  # 200: joined before
+    anyone.get("/api/v1/players/alice/ratings")  # the daily game made a classic rating
+    anyone.get("/api/v1/players/alice/ratings/classic?limit=1")
     anyone.get("/api/v1/challenges/today/standings")
     anyone.get(f"/api/v1/challenges/{dailies.today().isoformat()}")
     yesterday = dailies.today() - dt.timedelta(days=1)
