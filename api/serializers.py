@@ -401,6 +401,7 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
 # --- output: described from the shapes the presenters build (api.schema) ---------------------
 
 GameOut = serializer_for(shapes.GameBody)
+AnalysisPendingOut = serializer_for(shapes.AnalysisPendingBody)
 GamePageOut = serializer_for(shapes.GamePageBody)
 EventPageOut = serializer_for(shapes.EventPageBody)
 CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")
