@@ -414,6 +414,7 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
 GameOut = serializer_for(shapes.GameBody)
 RatingsOut = serializer_for(shapes.RatingsBody)
 RatingHistoryOut = serializer_for(shapes.RatingHistoryBody)
+AnalysisPendingOut = serializer_for(shapes.AnalysisPendingBody)
 GamePageOut = serializer_for(shapes.GamePageBody)
 EventPageOut = serializer_for(shapes.EventPageBody)
 CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")

@@ -276,3 +276,13 @@ class WinnableWithDeal(DomainError):
 
     status = 400
     code = "winnable_with_deal"
+
+
+class SolverBusy(DomainError):
+    """Solver work past a bound: the caller (an account, or an anonymous address) has
+    ``SOLVER_MAX_IN_FLIGHT`` analyses queued or running already, or this process's request
+    threads are all searching. Retry after ``Retry-After`` seconds."""
+
+    status = 429
+    code = "solver_busy"
+    retry_after = 5

@@ -220,6 +220,16 @@ LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
+# A request searches at most ANALYSIS_INLINE_NODES for an analysis (a few milliseconds);
+# an analysis that needs more is a job on the solver queue, and the request answers 202.
+ANALYSIS_INLINE_NODES = env_int("ANALYSIS_INLINE_NODES", default=5_000, minimum=1)
+# Analyses queued or running at once per account (per address for anonymous callers);
+# past it, 429 solver_busy.
+SOLVER_MAX_IN_FLIGHT = env_int("SOLVER_MAX_IN_FLIGHT", default=2, minimum=1)
+# Searches that request threads run at once per process (hints, quick analyses), and how
+# long a request waits for one before 429 solver_busy.
+SOLVER_REQUEST_SLOTS = env_int("SOLVER_REQUEST_SLOTS", default=4, minimum=1)
+SOLVER_SLOT_WAIT_MS = env_int("SOLVER_SLOT_WAIT_MS", default=2_000, minimum=0)
 # Winnable pools (games.pools): the rulesets whose pools the job keeps filled, the fresh
 # deals (dealt to nobody yet) it keeps in each, the solver's node budget for a candidate,
 # the candidates one run of the job tries at most per ruleset, and whether a certified
@@ -243,6 +253,8 @@ if JOBS_WORKER not in ("local", "external"):
     raise ImproperlyConfigured(f"JOBS_WORKER is local or external, not {JOBS_WORKER!r}.")
 # Solver jobs the local solver worker of `manage.py serve` runs at once (JOBS_WORKER=local).
 SOLVER_WORKER_CONCURRENCY = env_int("SOLVER_WORKER_CONCURRENCY", default=2, minimum=1)
+# How much that worker lowers its CPU priority (nice), so that requests are served first.
+SOLVER_WORKER_NICE = env_int("SOLVER_WORKER_NICE", default=10, minimum=0)
 PROCRASTINATE_IMPORT_PATHS = ["games.jobs"]
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 

@@ -28,7 +28,7 @@ from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
 from games.errors import GameNotFound, UnknownMetric, UnknownScope
 from games.pools.models import CertifiedDeal, PoolDraw
-from games.reads import presenters, ratings, visibility
+from games.reads import presenters, ratings, slots, visibility
 from games.reads.shapes import (
     ActionBody,
     ArenaBody,
@@ -171,7 +171,8 @@ def game_hint(game: GameSummary) -> hints.Hint:
         cached = None
     if isinstance(cached, hints.Hint):
         return cached
-    found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
+    with contextlib.nullcontext() if game.finished else slots.solver_slot():
+        found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
     remember_hint(game, found)
     return found
 

@@ -357,6 +357,14 @@ class AnalysisBody(TypedDict):
     computed_at: Timestamp
 
 
+class AnalysisPendingBody(TypedDict):
+    """An analysis a job is computing: ask the same URL again (docs/api.md#analysis)."""
+
+    status: Annotated[str, Choices(("pending",))]
+    game: Annotated[str, Format("uuid")]
+    retry_after: Annotated[int, Doc("seconds to wait before asking again (as Retry-After)")]
+
+
 class MovesBody(TypedDict):
     moves: list[ActionBody]
 
