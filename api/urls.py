@@ -8,7 +8,16 @@ from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register", accounts.AccountRegisterApi.as_view(), name="account-register"),
-    path("auth/token", accounts.TokenCreateApi.as_view(), name="token-create"),
+    path(
+        "auth/token",
+        by_method(post=accounts.TokenCreateApi, delete=accounts.TokenRevokeApi),
+        name="token",
+    ),
+    path("auth/me", accounts.MeApi.as_view(), name="account-me"),
+    path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
+    path("auth/keys", accounts.KeyListApi.as_view(), name="key-list"),
+    path("auth/keys/<int:key_id>", accounts.KeyRevokeApi.as_view(), name="key-revoke"),
+    path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
     path("players/<str:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
     path(
         "players/<str:username>/ratings",

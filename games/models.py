@@ -8,9 +8,19 @@ from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
-from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
+from games.store.models import (
+    ApiKey,
+    Event,
+    Game,
+    GameAnalysis,
+    ModerationAct,
+    Player,
+    PlayerAccount,
+    WsTicket,
+)
 
 __all__ = [
+    "ApiKey",
     "BoardEntry",
     "BoardResult",
     "CertifiedDeal",
@@ -31,4 +41,5 @@ __all__ = [
     "RatingChange",
     "PlayerAccount",
     "Standing",
+    "WsTicket",
 ]

@@ -75,7 +75,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -163,8 +162,15 @@ if DB_POOL_MAX_SIZE and HTTP_THREADS > DB_POOL_MAX_SIZE:
         " a thread serving a request holds a database connection."
     )
 
-# Seconds each process remembers which account an API token opens (api.authentication).
-TOKEN_CACHE_SECONDS = env_int("TOKEN_CACHE_SECONDS", default=60)
+# API keys (games.writes.accounts): a key unused for KEY_LIFETIME_SECONDS expires (a sliding
+# expiry; 0: keys never expire). Its last use (when, from where) is written at most once a
+# KEY_TOUCH_SECONDS, so that reads do not each write. An account keeps at most
+# KEYS_PER_ACCOUNT keys: a new sign-in past that revokes the least recently used.
+KEY_LIFETIME_SECONDS = env_int("KEY_LIFETIME_SECONDS", default=30 * 86400, minimum=0)
+KEY_TOUCH_SECONDS = 60
+KEYS_PER_ACCOUNT = env_int("KEYS_PER_ACCOUNT", default=50, minimum=1)
+# A WebSocket ticket (POST /auth/ws-ticket) opens one connection within this many seconds.
+WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
 
 # How many games' latest state each process keeps in memory, so that a command replays
 # only the events it has not seen (normally none) instead of the whole game.
@@ -347,7 +353,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "api.authentication.CachedTokenAuthentication",
+        "api.authentication.KeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_RENDERER_CLASSES": ["api.parsers.JSONRenderer"],

@@ -412,6 +412,43 @@ class TokenBody(TypedDict):
     token: str
 
 
+class KeyBody(TypedDict):
+    """One API key of the account (never the key itself)."""
+
+    id: Annotated[int, Doc("revoke it with DELETE /auth/keys/{id}")]
+    prefix: Annotated[str, Doc("the key's first 8 characters")]
+    current: Annotated[bool, Doc("whether this request was made with this key")]
+    created_at: Timestamp
+    last_used_at: Annotated[str, Format("date-time"), Doc("to the minute: written once a minute")]
+    expires_at: Annotated[
+        str | None,
+        Format("date-time"),
+        Doc("when it expires unless used before (each use moves it on); null: never"),
+    ]
+    last_address: Annotated[str | None, Doc("the client address of its last use")]
+    last_user_agent: Annotated[str, Doc("the User-Agent of its last use (200 characters)")]
+
+
+class KeysBody(TypedDict):
+    results: Annotated[list[KeyBody], Doc("the account's keys, most recently used first")]
+
+
+class MeBody(TypedDict):
+    """Who the credentials of the request belong to."""
+
+    username: str
+    staff: bool
+    banned: bool
+    joined_at: Timestamp
+    key: Annotated[KeyBody | None, Doc("the key of this request; null with the session cookie")]
+    record: Annotated[PlayerBody, Doc("the account's public record, as GET /players/{username}")]
+
+
+class WsTicketBody(TypedDict):
+    ticket: Annotated[str, Doc("add ?ticket=<ticket> to one WebSocket URL")]
+    expires_in: Annotated[int, Doc("seconds it stays valid; it opens one connection")]
+
+
 class LayoutColumnBody(TypedDict):
     face_down: int
     face_up: int

@@ -27,7 +27,7 @@ NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 DAY = NOON.date()
 
 #: Every table of game data: the event store and every read model kept from it, the
-#: contests, the days, bans and the moderation log.
+#: contests, the days, bans, the moderation log, and WebSocket tickets (a GET mints none).
 GAME_DATA = (
     "games_event",
     "games_game",
@@ -44,6 +44,7 @@ GAME_DATA = (
     "games_rating_deal",
     "games_rated_game",
     "games_rating_change",
+    "games_ws_ticket",
 )
 
 
