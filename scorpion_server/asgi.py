@@ -6,14 +6,13 @@ import os
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-from scorpion_server.handler import http_application  # noqa: E402
+from scorpion_server.handler import StaticFilesHandler, http_application  # noqa: E402
 
 # Set Django up before importing anything that may import models (the WebSocket routes).
 django_asgi_app = http_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 import api.routing  # noqa: E402
 from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
@@ -23,7 +22,7 @@ router = ProtocolTypeRouter(
     {
         # The admin's and the API docs' static files, served with DEBUG off too: one process
         # is a complete server, with no separate web server needed for a small site.
-        "http": ASGIStaticFilesHandler(django_asgi_app),
+        "http": StaticFilesHandler(django_asgi_app),
         # Browsers must come from an allowed host; programs that send no Origin pass.
         "websocket": BrowserOriginValidator(
             AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))
