@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP goes to Django (static files included), WebSockets to Channels."""
+"""ASGI entry point: HTTP goes to ServeStatic (static files) or Django, WebSockets to Channels."""
 
 import asyncio
 import gc
@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorpion_server.settings")
-from scorpion_server.handler import StaticFilesHandler, http_application  # noqa: E402
+from scorpion_server.handler import http_application  # noqa: E402
 
 # Set Django up before importing anything that may import models (the WebSocket routes).
 django_asgi_app = http_application()
@@ -17,12 +17,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 import api.routing  # noqa: E402
 from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
 from games.live import outbox  # noqa: E402
+from scorpion_server.static import static_application  # noqa: E402
 
 router = ProtocolTypeRouter(
     {
-        # The admin's and the API docs' static files, served with DEBUG off too: one process
-        # is a complete server, with no separate web server needed for a small site.
-        "http": StaticFilesHandler(django_asgi_app),
+        # The static files, served with DEBUG off too, before Django: one process is a
+        # complete server, with no separate web server needed for a small site.
+        "http": static_application(django_asgi_app),
         # Browsers must come from an allowed host; programs that send no Origin pass.
         "websocket": BrowserOriginValidator(
             AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))

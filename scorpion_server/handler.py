@@ -27,13 +27,11 @@ from typing import IO, Any
 import django
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.exceptions import RequestAborted, SuspiciousOperation
+from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
-from django.core.handlers.exception import response_for_exception
 from django.db import connections
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from api import messages
 from scorpion_server.observability import request_id_for
@@ -121,22 +119,3 @@ def http_application() -> PooledThreadHandler:
     counterpart)."""
     django.setup(set_prefix=False)
     return PooledThreadHandler()
-
-
-class StaticFilesHandler(ASGIStaticFilesHandler):
-    """Django's static files handler, answering every path a client can send with a 4xx.
-
-    Django's answers only ``Http404``: a path that climbs out of a static folder
-    (``/static/admin/../../manage.py``) raises ``SuspiciousFileOperation`` and a name the
-    file system cannot encode raises ``UnicodeError``, both a 500. Here the first is a 400
-    (logged to ``django.security``, as Django does for a suspicious request elsewhere) and
-    the second a 404.
-    """
-
-    def serve(self, request: HttpRequest) -> HttpResponse | FileResponse:
-        try:
-            return super().serve(request)
-        except SuspiciousOperation as error:
-            return response_for_exception(request, error)
-        except (UnicodeError, ValueError):
-            raise Http404() from None

@@ -11,6 +11,12 @@ export const LANGS = [
   ["pt", "Português"],
 ];
 const KEY = "scorpion.lang";
+// Literal paths, so that collectstatic rewrites them to the files' hashed names.
+const LOADERS = {
+  it: () => import("./lang/it.js"),
+  es: () => import("./lang/es.js"),
+  pt: () => import("./lang/pt.js"),
+};
 const loaded = { en: EN };
 const listeners = new Set();
 let current = pickLang();
@@ -30,7 +36,7 @@ export function getLang() {
 }
 
 export async function loadLang(code) {
-  if (!loaded[code]) loaded[code] = (await import(`./lang/${code}.js`)).default;
+  if (!loaded[code]) loaded[code] = (await LOADERS[code]()).default;
 }
 
 /** Switch the language, remember it, and re-render (listeners). */
