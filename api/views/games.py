@@ -34,7 +34,7 @@ from api.parsers import JSONRenderer
 from api.renderers import NotationRenderer
 from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
-from games import engine, metrics
+from games import clock, engine, metrics
 from games.errors import GameNotFound, HintNeedsPost
 from games.reads import presenters, selectors, visibility
 from games.reads.shapes import (
@@ -121,9 +121,10 @@ def _a_time(position: Any) -> bool:
     ):  # fromisoformat stops at a NUL and accepts the rest
         return False
     try:
-        return parse_datetime(position) is not None
+        at = parse_datetime(position)
     except ValueError:  # the shape of a time, with impossible values
         return False
+    return at is not None and clock.storable(at)
 
 
 class GameCreateApi(APIView):

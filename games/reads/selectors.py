@@ -316,6 +316,8 @@ def board_position(cursor: str) -> ranking.Position:
         raise ValueError("bad cursor") from error
     if not all(type(item) is int for item in (value, player)) or at.tzinfo is None:
         raise ValueError("bad cursor")
+    if not clock.storable(at):
+        raise ValueError("bad cursor")
     return ranking.Position(value, at, player)
 
 
