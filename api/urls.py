@@ -4,7 +4,7 @@ from django.urls import URLPattern, URLResolver, path, re_path
 
 from api import converters  # noqa: F401  (registers the "text" path converter)
 from api.exceptions import not_found
-from api.views import accounts, challenges, contests, games, leaderboards, showcase
+from api.views import accounts, challenges, contests, games, leaderboards, log, showcase
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -96,6 +96,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
         contests.ArenaStandingsApi.as_view(),
         name="arena-standings",
     ),
+    path("log", log.LogApi.as_view(), name="log"),
+    path("log/stream", log.LogStreamApi.as_view(), name="log-stream"),
+    path("exports", log.ExportListApi.as_view(), name="exports"),
+    path("exports/<str:name>", log.ExportGetApi.as_view(), name="export-get"),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),
 ]

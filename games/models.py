@@ -16,6 +16,7 @@ from games.store.models import (
     ModerationAct,
     Player,
     PlayerAccount,
+    PublicLogEntry,
     WsTicket,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "RatedGame",
     "RatingChange",
     "PlayerAccount",
+    "PublicLogEntry",
     "Standing",
     "WsTicket",
 ]

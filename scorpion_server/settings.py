@@ -222,6 +222,15 @@ HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
 # "Live now" and TV show public games whose last event is at most this many seconds old: a
 # game left in play is not live.
 LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)
+# The public log's stream (GET /api/v1/log/stream): how often it looks for new games, how
+# long one response lasts before it ends with a cursor to resume from, and how many streams
+# one process serves at once (more: 429).
+LOG_POLL_SECONDS = env_float("LOG_POLL_SECONDS", default=1.0, minimum=0.05)
+LOG_STREAM_SECONDS = env_int("LOG_STREAM_SECONDS", default=3600, minimum=1)
+LOG_STREAMS_MAX = env_int("LOG_STREAMS_MAX", default=200, minimum=1)
+# Where manage.py export_games writes the monthly exports of the public log, which the API
+# lists and serves.
+EXPORT_DIR = Path(env_str("EXPORT_DIR") or DATA_DIR / "exports").resolve()
 # Post-game analysis: the node budget of one position's search, and of the whole analysis
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
@@ -404,6 +413,8 @@ SPECTACULAR_SETTINGS = {
         "LeaderboardScopeEnum": ["daily", *RULESETS],
         "LeaderboardMetricEnum": "games.boards.metrics.METRICS",
         "LeaderboardPeriodEnum": "games.boards.metrics.PERIODS",
+        # A game's events and the public log's events share the event types.
+        "EventTypeEnum": "games.store.events.TYPES",
     },
 }
 

@@ -688,3 +688,50 @@ class ArenaPageBody(TypedDict):
 
 class GameListBody(TypedDict):
     results: list[GameBody]
+
+
+class LoggedEventBody(TypedDict):
+    """One stored event of a game of the public log, whole (no effects: replay derives
+    them)."""
+
+    seq: int
+    type: Annotated[str, Choices(events.TYPES)]
+    data: dict[str, Any]
+    by: Annotated[str | None, Doc("who appended it (null for an event of a removed actor)")]
+    at: Timestamp
+
+
+class LogEntryBody(TypedDict):
+    """A game of the public log (docs/api.md#the-public-log): where it is in the log, and
+    the game in the notation or as its events, hidden cards included (it is everyone's)."""
+
+    cursor: Annotated[str, Doc("this entry's place: the after of the next read")]
+    game: Annotated[str, Format("uuid")]
+    published_at: Timestamp
+    notation: NotRequired[Annotated[str, Doc("format=scorpion: the game (docs/notation.md)")]]
+    events: NotRequired[
+        Annotated[list[LoggedEventBody], Doc("format=json: the game's events, in seq order")]
+    ]
+
+
+class LogPageBody(TypedDict):
+    results: list[LogEntryBody]
+    next: Annotated[
+        str | None,
+        Doc("the after of the next read: the last entry's cursor (the one sent when none)"),
+    ]
+
+
+class ExportBody(TypedDict):
+    """A month's export of the public log (docs/api.md#monthly-exports)."""
+
+    month: Annotated[str, Doc("YYYY-MM")]
+    games: int
+    bytes: int
+    sha256: Annotated[str, Doc("of the file, in hex")]
+    url: Annotated[str, Doc("the file, gzip-compressed notation")]
+    checksum_url: Annotated[str, Doc("its sha256sum line")]
+
+
+class ExportListBody(TypedDict):
+    results: list[ExportBody]

@@ -45,6 +45,7 @@ GAME_DATA = (
     "games_rated_game",
     "games_rating_change",
     "games_ws_ticket",
+    "games_public_log",
 )
 
 
@@ -73,6 +74,7 @@ class Moving:
 def world(settings, player) -> dict[str, Any]:
     """Games of every kind, and the values of every path parameter."""
     settings.ARENA_ROTATION = "classic:weekly,wasp:daily"
+    settings.LOG_STREAM_SECONDS, settings.LOG_POLL_SECONDS = 1, 0.1  # the stream ends soon
     moving = Moving(NOON - dt.timedelta(days=1))
     with clock.frozen(moving):
         (alice, alice_token), (bob, _) = player("alice"), player("bob")
@@ -113,6 +115,7 @@ def world(settings, player) -> dict[str, Any]:
         "scope": ["daily", "classic"],
         "metric": ["wins", "best_time", "streak", "rating"],
         "rules": ["classic", "wasp"],
+        "name": ["2026-11.scorpion.gz", "2026-11.scorpion.gz.sha256"],
     }
 
 

@@ -1,5 +1,5 @@
-"""Joins two lines of migrations made side by side: the API keys and tickets, and the
-winnable pools with the ratings. Neither touches the other's tables."""
+"""Joins three lines of migrations made side by side: the API keys and tickets, the public
+log, and the winnable pools with the ratings. None touches another's tables."""
 
 from django.db import migrations
 
@@ -7,6 +7,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0014_api_keys"),
+        ("games", "0014_public_log"),
         ("games", "0015_ratings"),
     ]
 
