@@ -182,6 +182,11 @@ class GameCreateIn(StrictSerializer):
         "the ruleset",
     )
     public = StrictBooleanField(default=True)
+    winnable = StrictBooleanField(
+        default=False,
+        help_text="a secret deal the solver proved winnable, never dealt to the caller before "
+        "(docs/api.md#winnable-deals); not with a seed or a deal (400 winnable_with_deal)",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "seed" in attrs and "deal" in attrs:

@@ -243,3 +243,20 @@ class GameNotFinished(DomainError):
 
     status = 409
     code = "game_not_finished"
+
+
+class PoolEmpty(DomainError):
+    """No certified winnable deal of the ruleset is left for this player: retry after
+    ``Retry-After`` seconds, while the job fills the pool (docs/api.md#winnable-deals)."""
+
+    status = 503
+    code = "pool_empty"
+    retry_after = 60
+
+
+class WinnableWithDeal(DomainError):
+    """``winnable: true`` with a ``seed`` or a ``deal``: a winnable deal is the server's
+    secret, never the caller's choice."""
+
+    status = 400
+    code = "winnable_with_deal"

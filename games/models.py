@@ -6,11 +6,13 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
 
 __all__ = [
     "BoardEntry",
     "BoardResult",
+    "CertifiedDeal",
     "Contest",
     "ContestResult",
     "DailyChallenge",
@@ -20,6 +22,8 @@ __all__ = [
     "GameAnalysis",
     "ModerationAct",
     "Player",
+    "PoolCursor",
+    "PoolDraw",
     "PlayerAccount",
     "Standing",
 ]

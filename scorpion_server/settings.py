@@ -220,6 +220,18 @@ LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
+# Winnable pools (games.pools): the rulesets whose pools the job keeps filled, the fresh
+# deals (dealt to nobody yet) it keeps in each, the solver's node budget for a candidate,
+# the candidates one run of the job tries at most per ruleset, and whether a certified
+# deal's difficulty counts a hint follower's game (docs/solvability.md#difficulty).
+POOL_RULES = env_list("POOL_RULES", list(RULESETS))
+for _name in POOL_RULES:
+    if _name not in RULESETS:
+        raise ImproperlyConfigured(f"POOL_RULES: {_name!r} is not a ruleset.")
+POOL_TARGET = env_int("POOL_TARGET", default=50, minimum=0)
+POOL_SOLVER_BUDGET = env_int("POOL_SOLVER_BUDGET", default=100_000, minimum=1)
+POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
+POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
 
 # --- Background jobs (games.jobs, on procrastinate) -----------------------------------------
 
@@ -229,6 +241,8 @@ ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
 JOBS_WORKER = env_str("JOBS_WORKER", "local")
 if JOBS_WORKER not in ("local", "external"):
     raise ImproperlyConfigured(f"JOBS_WORKER is local or external, not {JOBS_WORKER!r}.")
+# Solver jobs the local solver worker of `manage.py serve` runs at once (JOBS_WORKER=local).
+SOLVER_WORKER_CONCURRENCY = env_int("SOLVER_WORKER_CONCURRENCY", default=2, minimum=1)
 PROCRASTINATE_IMPORT_PATHS = ["games.jobs"]
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
@@ -366,6 +380,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": list(STATUSES),
         "ChallengeStatusEnum": ["open", "closed"],
         "ContestStatusEnum": ["scheduled", "running", "finished"],
+        # A day's band and a certified deal's band: one scale, one name.
+        "DifficultyEnum": ["easy", "medium", "hard", "expert"],
         # The leaderboards' names, read when the schema is made (the apps are loaded then).
         "LeaderboardScopeEnum": ["daily", *RULESETS],
         "LeaderboardMetricEnum": "games.boards.metrics.METRICS",

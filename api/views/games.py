@@ -125,7 +125,8 @@ class GameCreateApi(APIView):
 
     @extend_schema(
         operation_id="game_create",
-        summary="Start a game (neither seed nor deal: a random seed)",
+        summary="Start a game (neither seed nor deal: a random seed; winnable: a secret deal "
+        "proved winnable, from the ruleset's pool)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
         responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415)},
@@ -134,8 +135,11 @@ class GameCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_create(owner=callers.player(request), **data.validated_data).summary
+        written = services.game_create(owner=callers.player(request), **data.validated_data)
+        game = written.summary
         body = presenters.game_body(game, visibility.sight(callers.viewer(request), game))
+        if isinstance(written, services.FromPool):
+            body["certified"] = presenters.certified_body(written.deal)
         location = reverse("game-get", kwargs={"game_id": str(game.id)})
         headers = {"Location": location, "ETag": _etag(game.version)}
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
@@ -217,6 +221,9 @@ class GameGetApi(APIView):
             headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         else:
             body, etag, headers = presenters.game_body(*seen), _etag(seen.game.version), {}
+            certified = selectors.game_certified(seen.game)
+            if certified is not None:
+                body["certified"] = presenters.certified_body(certified)
         wanted = parse_etags(request.headers.get("If-None-Match", ""))
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})

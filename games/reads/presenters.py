@@ -16,12 +16,14 @@ from games.boards.ranking import Row
 from games.dailies import arenas, challenges, contests
 from games.dailies.models import Contest, DailyChallenge, Standing
 from games.engine.hint import Hint
+from games.pools.models import CertifiedDeal
 from games.reads import visibility
 from games.reads.shapes import (
     ActionBody,
     AnalysisBody,
     ArenaBody,
     BoardRowBody,
+    CertifiedBody,
     ChallengeBody,
     EffectsBody,
     EventBody,
@@ -79,6 +81,11 @@ def game_body(game: GameSummary, sight: Sight) -> GameBody:
     if sight.reveal:
         body["reserve_cards"] = list(board.reserve)
     return body
+
+
+def certified_body(deal: CertifiedDeal) -> CertifiedBody:
+    """What a game of a winnable pool's deal shows of it: its difficulty, no card."""
+    return {"difficulty": deal.difficulty, "label": deal.difficulty_label}
 
 
 def owner_view(game: GameSummary) -> dict[str, Any]:

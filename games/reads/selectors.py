@@ -27,6 +27,7 @@ from games.dailies import challenges, contests, standings
 from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
 from games.errors import GameNotFound, UnknownMetric, UnknownScope
+from games.pools.models import CertifiedDeal, PoolDraw
 from games.reads import presenters, visibility
 from games.reads.shapes import (
     ActionBody,
@@ -225,6 +226,15 @@ def hint_move(game: GameSummary, action: hints.Hinted | None) -> ActionBody | No
 def game_analysis(game: GameSummary) -> GameAnalysis | None:
     """The stored analysis of ``game``, if it was computed."""
     return GameAnalysis.objects.filter(game_id=game.id).first()
+
+
+def game_certified(game: GameSummary) -> CertifiedDeal | None:
+    """The winnable pool's deal ``game`` was dealt, if it was (its difficulty may be shown;
+    its seed and line only as the game's hidden cards are)."""
+    if game.challenge is not None or game.contest is not None or game.seed is None:
+        return None
+    draw = PoolDraw.objects.select_related("deal").filter(game_id=game.id).first()
+    return None if draw is None else draw.deal
 
 
 def game_at_version(*, game: GameSummary, version: int) -> GameSummary:

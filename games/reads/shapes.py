@@ -14,6 +14,7 @@ from typing import Annotated, Any, NotRequired, TypedDict
 
 from games import engine
 from games.boards import metrics
+from games.pools.certify import DIFFICULTY_LABELS
 from games.store import events
 
 
@@ -69,6 +70,13 @@ class EffectsBody(TypedDict):
     undid: NotRequired[Annotated[int, Doc("undone: the seq of the action it undid")]]
 
 
+class CertifiedBody(TypedDict):
+    """How hard a deal of the winnable pool is: shown before play, since it names no card."""
+
+    difficulty: Annotated[float, Doc("0 (easiest) to 1 (hardest): docs/solvability.md#difficulty")]
+    label: Annotated[str, Choices.of(DIFFICULTY_LABELS)]
+
+
 class GameBody(TypedDict):
     """A game as one viewer may see it (docs/api.md#game-object)."""
 
@@ -102,6 +110,12 @@ class GameBody(TypedDict):
         Annotated[str, Format("uuid"), Doc("the race or arena this game is a deal of")]
     ]
     round: NotRequired[Annotated[int, Doc("which deal of its race or arena: 1, 2, …")]]
+    certified: NotRequired[
+        Annotated[
+            CertifiedBody,
+            Doc("a game dealt from the winnable pool: how hard its deal is"),
+        ]
+    ]
     created_at: Timestamp
     finished_at: Timestamp | None
 

@@ -29,7 +29,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
-from games import engine, projections
+from games import engine, pools, projections
 from games.dailies import challenges, contests
 from games.engine import hint as hints
 from games.errors import (
@@ -43,6 +43,7 @@ from games.errors import (
     RuleRefused,
     StaleCard,
     VersionConflict,
+    WinnableWithDeal,
 )
 from games.metrics import Timings
 from games.reads import selectors
@@ -66,6 +67,14 @@ class Written:
 
 
 @dataclass(frozen=True, slots=True)
+class FromPool(Written):
+    """A game dealt from a winnable pool, and the certified deal it was dealt (its seed and
+    line are the server's secret: only the difficulty may be shown while it is played)."""
+
+    deal: pools.CertifiedDeal
+
+
+@dataclass(frozen=True, slots=True)
 class CommandResult(Written):
     """The appended (or, for a retried key, previously appended) event, what it did (its
     effects, as its replay derives them) and the game after it."""
@@ -83,14 +92,22 @@ def game_create(
     seed: int | None = None,
     deal: Sequence[str] | None = None,
     public: bool = True,
+    winnable: bool = False,
 ) -> Written:
     """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
 
     Neither ``seed`` nor ``deal``: a random seed. ``deal`` must be a complete deck for the
-    ruleset (:class:`BadDeal` otherwise). A banned player cannot start one (:class:`Banned`).
+    ruleset (:class:`BadDeal` otherwise). ``winnable``: a deal of the ruleset's winnable
+    pool the owner was never dealt (:class:`FromPool`; :class:`PoolEmpty` when none is
+    left, :class:`WinnableWithDeal` with a seed or a deal). A banned player cannot start
+    one (:class:`Banned`).
     """
     check_not_banned(owner)
     ruleset = engine.RULESETS[rules]
+    if winnable:
+        if seed is not None or deal is not None:
+            raise WinnableWithDeal()
+        return _from_pool(owner=owner, rules=ruleset, public=public)
     if deal is not None:
         try:
             cards = engine.check_deal(ruleset, engine.parse_cards(deal))
@@ -102,6 +119,22 @@ def game_create(
             seed = secrets.randbelow(engine.MAX_SEED + 1)
         cards = engine.seeded_deal(ruleset, seed)
     return _start_game(owner=owner, rules=ruleset, seed=seed, cards=cards, public=public)
+
+
+def _from_pool(*, owner: User, rules: engine.Ruleset, public: bool) -> FromPool:
+    """A game of a deal drawn from the pool of ``rules``, drawn and started in one
+    transaction: a game that fails to start gives the deal back."""
+    with transaction.atomic():
+        certified = pools.draw(rules.name, owner)
+        written = _start_game(
+            owner=owner,
+            rules=rules,
+            seed=certified.seed,
+            cards=engine.seeded_deal(rules, certified.seed),
+            public=public,
+        )
+        pools.played(certified, owner, written.game_id)
+    return FromPool(written.stream, written.summary, certified)
 
 
 def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:

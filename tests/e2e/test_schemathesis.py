@@ -1,4 +1,4 @@
-"""The OpenAPI document and the code agree, checked by schemathesis (issue 10, item 12).
+"""The OpenAPI document and the code agree, checked by schemathesis.
 
 For every operation of the served document, schemathesis generates requests that the
 document allows (positive) and requests it does not (negative), sends them to a real
