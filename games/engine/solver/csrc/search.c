@@ -610,7 +610,7 @@ static int kids_room(ns_search *s, size_t n)
     return 1;
 }
 
-static void key_layout(const ns_search *s, const pos_t *p, const uint8_t *key, frame_t *f);
+static void key_layout(const ns_search *s, const pos_t *p, frame_t *f);
 
 /* Search.children: push a frame of every successor worth searching, most promising first;
  * 0 when out of memory. ``node`` must not lie on the kid stack. */
@@ -705,7 +705,7 @@ push:
     f->mark = mark;
     f->key = key;
     if (key >= 0)
-        key_layout(s, node, s->keys + key + 1, f);
+        key_layout(s, node, f);
     return 1;
 }
 
@@ -821,22 +821,24 @@ static int make_key(const ns_search *s, pos_t *p, uint8_t *out)
     return at;
 }
 
-/* Where make_key put each column of ``p`` (one deck, its order known) in ``key``: the
- * offset of its length byte, and of the cells' part. */
-static void key_layout(const ns_search *s, const pos_t *p, const uint8_t *key, frame_t *f)
+/* Where make_key puts each column of ``p`` (one deck, its order known) in its key: the
+ * offset of its length byte, and of the cells' part (from the columns' lengths, which
+ * need not wait on one another as reading the key's length bytes would). */
+static void key_layout(const ns_search *s, const pos_t *p, frame_t *f)
 {
     int at = 1;
     int dealt = p->dealt || !s->nreserve_to;
     if (!dealt)
         for (int k = 0; k < s->nreserve_to; k++) {
-            f->seg[s->reserve_to[k]] = (uint8_t)at;
-            at += 1 + key[at];
+            int c = s->reserve_to[k];
+            f->seg[c] = (uint8_t)at;
+            at += LEN(p, c) + 1;
         }
     for (int k = 0; k < s->ncols; k++) {
         int c = p->order[k];
         if (dealt || !s->is_reserve_col[c]) {
             f->seg[c] = (uint8_t)at;
-            at += 1 + key[at];
+            at += LEN(p, c) + 1;
         }
     }
     f->cells_at = (uint8_t)at;
@@ -910,37 +912,47 @@ static int splice_key(const ns_search *s, const frame_t *f, const pos_t *child, 
     return at + cells_key(s, child, out + at);
 }
 
-static uint64_t hash_key(const uint8_t *key, int len)
+/* Two lanes of 8 bytes, so that each word waits on one multiplication, not on the whole
+ * chain; mixed at the end. ``key`` has NS_SPARE bytes to spare, which it zeroes. */
+static uint64_t hash_key(uint8_t *key, int len)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
+    memset(key + len, 0, 16);
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len, g = 0xC2B2AE3D27D4EB4FULL;
     int k = 0;
-    for (; k + 8 <= len; k += 8) {
-        uint64_t w;
+    for (; k + 16 <= len; k += 16) {
+        uint64_t w, x;
         memcpy(&w, key + k, 8);
+        memcpy(&x, key + k + 8, 8);
         h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
+        g = (g ^ x) * 0xc4ceb9fe1a85ec53ULL;
     }
-    uint64_t w = 0;
-    memcpy(&w, key + k, (size_t)(len - k));
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 29;
+    uint64_t w, x;
+    memcpy(&w, key + k, 8);
+    memcpy(&x, key + k + 8, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    g = (g ^ x) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= (g >> 29) ^ (g << 35);
+    h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-    return h | 1; /* 0 marks an empty slot */
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
 }
 
 static int table_grow(ns_search *s)
 {
     size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 8;
+    if (cap > ((size_t)1 << 32))
+        return 0;
     slot_t *slots = calloc(cap, sizeof(slot_t));
     if (!slots)
         return 0;
     for (size_t k = 0; k < s->table_cap; k++) {
-        uint64_t h = s->slots[k].hash;
-        if (!h)
+        if (!s->slots[k].at8)
             continue;
-        size_t at = (size_t)h & (cap - 1);
-        while (slots[at].hash)
+        size_t at = (size_t)s->slots[k].check & (cap - 1);
+        while (slots[at].at8)
             at = (at + 1) & (cap - 1);
         slots[at] = s->slots[k];
     }
@@ -953,10 +965,11 @@ static int table_grow(ns_search *s)
 /* The slot of ``key``: found (1) or where it would go (0). */
 static int table_find(const ns_search *s, const uint8_t *key, int len, uint64_t h, size_t *slot)
 {
-    size_t mask = s->table_cap - 1, at = (size_t)h & mask;
-    while (s->slots[at].hash) {
-        if (s->slots[at].hash == h) {
-            const uint8_t *known = s->keys + s->slots[at].offset;
+    uint32_t check = (uint32_t)(h >> 32);
+    size_t mask = s->table_cap - 1, at = (size_t)check & mask;
+    while (s->slots[at].at8) {
+        if (s->slots[at].check == check) {
+            const uint8_t *known = s->keys + 8 * ((size_t)s->slots[at].at8 - 1);
             if (known[0] == len && !memcmp(known + 1, key, (size_t)len)) {
                 *slot = at;
                 return 1;
@@ -974,6 +987,8 @@ static int table_add(ns_search *s, const uint8_t *key, int len, uint64_t h, size
     /* Bytes to spare: splice_key copies a key 16 bytes at a time. */
     if (!grow((void **)&s->keys, &s->keys_cap, s->keys_len + (size_t)len + 1 + NS_SPARE, 1))
         return 0;
+    if (s->keys_len / 8 + 1 > UINT32_MAX)
+        return 0;
     if ((s->table_len + 1) * 2 > s->table_cap) {
         if (!table_grow(s))
             return 0;
@@ -981,9 +996,9 @@ static int table_add(ns_search *s, const uint8_t *key, int len, uint64_t h, size
     }
     s->keys[s->keys_len] = (uint8_t)len;
     memcpy(s->keys + s->keys_len + 1, key, (size_t)len);
-    s->slots[slot].hash = h;
-    s->slots[slot].offset = s->keys_len;
-    s->keys_len += (size_t)len + 1;
+    s->slots[slot].check = (uint32_t)(h >> 32);
+    s->slots[slot].at8 = (uint32_t)(s->keys_len / 8 + 1);
+    s->keys_len = (s->keys_len + (size_t)len + 1 + 7) & ~(size_t)7;
     s->table_len++;
     return 1;
 }
