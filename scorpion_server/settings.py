@@ -216,9 +216,11 @@ DAILY_MAX_CANDIDATES = env_int("DAILY_MAX_CANDIDATES", default=200, minimum=1)
 # UTC (and today's whenever it is missing); until today's exists, asking for it answers 503
 # challenge_not_ready.
 DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 * 3600)
-# Hints: completions sampled per hint, and the solver's node budget for each.
-HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
+# Hints: completions sampled per hint, and the solver's node budget for each; the wall-clock
+# seconds after which a hint answers with what it has found (0: no limit).
+HINT_SAMPLES = env_int("HINT_SAMPLES", default=128, minimum=1)
 HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
+HINT_TIME_LIMIT = env_float("HINT_TIME_LIMIT", default=0.25)
 # "Live now" and TV show public games whose last event is at most this many seconds old: a
 # game left in play is not live.
 LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)

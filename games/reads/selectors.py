@@ -204,7 +204,11 @@ def _hint_key(game: GameSummary) -> str:
 def view_hint(rules: engine.Ruleset, view: dict[str, Any]) -> hints.Hint:
     """The hint for a player's view, with the server's sampling settings."""
     return hints.hint(
-        rules, view, samples=settings.HINT_SAMPLES, budget=settings.HINT_SAMPLE_BUDGET
+        rules,
+        view,
+        samples=settings.HINT_SAMPLES,
+        budget=settings.HINT_SAMPLE_BUDGET,
+        time_limit=settings.HINT_TIME_LIMIT or None,
     )
 
 
