@@ -238,3 +238,16 @@ class RaceConsumer(ContestConsumer):
 class ArenaConsumer(ContestConsumer):
     kind = "arena"
     contest = "arena"
+
+
+#: The close code of a path that names no feed.
+CLOSE_NOT_FOUND = 4404
+
+
+class NoRoute(AsyncWebsocketConsumer):  # type: ignore[misc]
+    """Any path the routes do not match: accepted, then closed with 4404 (a close code can
+    only be sent on an open connection)."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)

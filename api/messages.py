@@ -51,6 +51,19 @@ MESSAGES: dict[str, Promise] = {
     "contest_not_started": _("This race or arena has not started yet."),
     "race_started": _("This race has started: it can no longer be joined."),
     "not_entrant": _("Only the players who joined this race before its start can play it."),
+    "pool_empty": _(
+        "No winnable deal of this ruleset is ready for you right now; try again shortly."
+    ),
+    "rated_with_deal": _(
+        "A rated deal is chosen by the server: send rated without a seed or a deal."
+    ),
+    "rated_no_pool": _("This ruleset has no pool of winnable deals: it cannot be played rated."),
+    "winnable_with_deal": _(
+        "A winnable deal is chosen by the server: send winnable without a seed or a deal."
+    ),
+    "solver_busy": _(
+        "Too much solver work of yours is running; try again after Retry-After seconds."
+    ),
     "challenge_not_ready": _("This day's challenge is still being prepared; try again shortly."),
     "hint_needs_post": _(
         "In a running daily challenge, race or arena your hints count: ask for one with "

@@ -197,6 +197,17 @@ class GameCreateIn(StrictSerializer):
         "the ruleset",
     )
     public = StrictBooleanField(default=True)
+    winnable = StrictBooleanField(
+        default=False,
+        help_text="a secret deal the solver proved winnable, never dealt to the caller before "
+        "(docs/api.md#winnable-deals); not with a seed or a deal (400 winnable_with_deal)",
+    )
+    rated = StrictBooleanField(
+        default=False,
+        help_text="a rated game (docs/api.md#ratings): a winnable deal whose rating is nearest "
+        "the caller's; not with a seed or a deal (400 rated_with_deal), nor for a ruleset "
+        "without a pool (400 rated_no_pool)",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "seed" in attrs and "deal" in attrs:
@@ -248,6 +259,11 @@ class GameGetQuery(serializers.Serializer):  # type: ignore[type-arg]
 
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
 MAX_SEQ = 2**31 - 1
+
+
+class RatingHistoryQuery(serializers.Serializer):  # type: ignore[type-arg]
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    cursor = serializers.CharField(required=False, max_length=500)
 
 
 class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
@@ -411,8 +427,13 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
 # --- output: described from the shapes the presenters build (api.schema) ---------------------
 
 GameOut = serializer_for(shapes.GameBody)
+RatingsOut = serializer_for(shapes.RatingsBody)
+RatingHistoryOut = serializer_for(shapes.RatingHistoryBody)
+AnalysisPendingOut = serializer_for(shapes.AnalysisPendingBody)
 GamePageOut = serializer_for(shapes.GamePageBody)
 EventPageOut = serializer_for(shapes.EventPageBody)
+LogPageOut = serializer_for(shapes.LogPageBody)
+ExportListOut = serializer_for(shapes.ExportListBody)
 CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")
 ChallengeOut = serializer_for(shapes.ChallengeBody)
 StandingsOut = serializer_for(shapes.StandingsBody)

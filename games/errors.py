@@ -265,3 +265,46 @@ class GameNotFinished(DomainError):
 
     status = 409
     code = "game_not_finished"
+
+
+class PoolEmpty(DomainError):
+    """No certified winnable deal of the ruleset is left for this player: retry after
+    ``Retry-After`` seconds, while the job fills the pool (docs/api.md#winnable-deals)."""
+
+    status = 503
+    code = "pool_empty"
+    retry_after = 60
+
+
+class RatedWithDeal(DomainError):
+    """``rated: true`` with a ``seed`` or a ``deal``: a rated deal is the server's choice
+    (docs/ratings.md), never the caller's."""
+
+    status = 400
+    code = "rated_with_deal"
+
+
+class RatedWithoutPool(DomainError):
+    """``rated: true`` for a ruleset that has no winnable pool (``POOL_RULES``): there is
+    no rated deal to deal."""
+
+    status = 400
+    code = "rated_no_pool"
+
+
+class WinnableWithDeal(DomainError):
+    """``winnable: true`` with a ``seed`` or a ``deal``: a winnable deal is the server's
+    secret, never the caller's choice."""
+
+    status = 400
+    code = "winnable_with_deal"
+
+
+class SolverBusy(DomainError):
+    """Solver work past a bound: the caller (an account, or an anonymous address) has
+    ``SOLVER_MAX_IN_FLIGHT`` analyses queued or running already, or this process's request
+    threads are all searching. Retry after ``Retry-After`` seconds."""
+
+    status = 429
+    code = "solver_busy"
+    retry_after = 5

@@ -2,9 +2,10 @@
 the browser client's pages (last: its routes never shadow the others)."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from api.exceptions import not_found
 from api.views import ops
 from scorpion_server.observability import metrics_view
 
@@ -22,6 +23,9 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
         name="docs",
     ),
+    # Anything else under /api/ is the API's JSON 404, with DEBUG on too (Django's debug
+    # page would answer a path that no route matches).
+    re_path(r"^api/", not_found),
     path("", include("web.urls")),
 ]
 

@@ -85,6 +85,12 @@ def test_the_deployment_has_its_services(services: dict[str, Any]) -> None:
     for name in ("db", "redis", "proxy", *web_services(services)):
         assert "healthcheck" in services[name], name
     assert services["migrate"]["command"][-3:] == ["manage.py", "migrate", "--noinput"]
+    # The solver's queue has a service of its own; the clock's worker leaves it alone.
+    assert services["solver"]["command"][2:5] == ["worker", "--queues", "solver"]
+    assert services["worker"]["command"][2:] == ["worker", "--exclude-queues", "solver"]
+    for name in ("worker", "solver"):
+        assert "healthcheck" in services[name], name
+        assert services[name]["environment"] == services["web1"]["environment"], name
     assert "--no-migrate" in (ROOT / "Dockerfile").read_text()
 
 

@@ -6,19 +6,22 @@ from django.conf import settings
 from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from api import serializers
+from api import messages, serializers
 from api.authentication import client_of
-from api.schema import SIGNED_IN, errors
+from api.schema import CURSOR_PARAMETER, SIGNED_IN, errors, limit_parameter
 from api.throttles import AnonThrottle, AuthThrottle, UserThrottle
 from api.views import callers
+from games import engine
 from games.errors import PlayerNotFound
 from games.reads import accounts as account_reads
-from games.reads import records
+from games.reads import ratings, records, shapes
 from games.writes import accounts
 
 
@@ -183,3 +186,47 @@ class PlayerGetApi(APIView):
         if "\x00" in username:  # no account has one, and PostgreSQL text cannot hold it
             raise PlayerNotFound()
         return Response(records.player_record(username=username, viewer=callers.viewer(request)))
+
+
+class PlayerRatingsApi(APIView):
+    @extend_schema(
+        operation_id="player_ratings",
+        summary="A player's rating in each ruleset they were dealt a rated game of",
+        tags=["ratings"],
+        responses={200: serializers.RatingsOut, **errors(404)},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        if "\x00" in username:
+            raise PlayerNotFound()
+        return Response(ratings.player_ratings(username=username))
+
+
+class PlayerRatingApi(APIView):
+    @extend_schema(
+        operation_id="player_rating",
+        summary="A player's rating in one ruleset, with its history (the rating after each "
+        "rated game, void and restore), newest first",
+        tags=["ratings"],
+        parameters=[
+            OpenApiParameter("rules", str, OpenApiParameter.PATH, enum=list(shapes.RULES.values)),
+            limit_parameter("history rows"),
+            CURSOR_PARAMETER,
+        ],
+        responses={200: serializers.RatingHistoryOut, **errors(400, 404)},
+    )
+    def get(self, request: Request, username: str, rules: str) -> Response:
+        if "\x00" in username or rules not in engine.RULESETS:
+            raise PlayerNotFound()
+        data = serializers.parse_query(serializers.RatingHistoryQuery, request.query_params)
+        before = None
+        if "cursor" in data:
+            try:
+                before = ratings.history_after(data["cursor"])
+            except ValueError:
+                raise ValidationError({"cursor": [messages.BAD_CURSOR]}) from None
+        body, cursor = ratings.player_rating(
+            username=username, rules=rules, before=before, limit=data["limit"]
+        )
+        if cursor is not None:
+            body["next"] = replace_query_param(request.build_absolute_uri(), "cursor", cursor)
+        return Response(body)

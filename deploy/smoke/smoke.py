@@ -8,6 +8,7 @@ The steps, each printed with its time:
    host's network on a loopback port (``docker-compose.host.yml``), and wait until every
    health check passes and ``migrate`` has exited 0;
 3. the job worker prepares today's daily challenge by itself: the proxy serves it;
+   register; the solver worker fills the winnable pools: a winnable game is dealt;
 4. register, create a game and play 20 commands through the proxy; two spectators, one on
    each web process, receive all 20 events in order, and the web processes' logs show that
    the proxy spread the commands over both;
@@ -229,7 +230,10 @@ def ensure_ports_free() -> None:
 
 
 def wait_until_up(compose: Compose, timeout: float = 180) -> None:
-    expected = {service: "running healthy" for service in ("db", "redis", "worker", *WEBS, "proxy")}
+    expected = {
+        service: "running healthy"
+        for service in ("db", "redis", "worker", "solver", *WEBS, "proxy")
+    }
     expected["migrate"] = "exited 0"
     states: dict[str, str] = {}
 
@@ -482,6 +486,19 @@ def scenario(compose: Compose) -> None:
         check(response.status_code == 201, f"create a game: {response.text}")
         game_id = response.json()["id"]
         say(f"player {name}, game {game_id}")
+
+    with step("the solver worker fills the winnable pool: a winnable game through the proxy"):
+
+        def winnable() -> bool:
+            answer = client.post(
+                "/api/v1/games",
+                json={"rules": "classic", "winnable": True},
+                headers={"Authorization": f"Token {token}"},
+            )
+            check(answer.status_code in (201, 503), f"a winnable game: {answer.text}")
+            return answer.status_code == 201 and answer.json()["certified"] is not None
+
+        wait_for("a winnable classic deal", winnable, 180, every=2)
     rules = engine.RULESETS[RULES]
     line = engine.legal_line(rules, engine.seeded_deal(rules, SEED), PLAN_LENGTH)
     plan = [engine.action_to_command(action) for action in line]

@@ -106,12 +106,14 @@ def test_samples_agree_with_everything_the_view_shows(rules: str) -> None:
         assert hints.completions(ruleset, view, 8)[3].columns == samples[3].columns
 
 
-def test_the_hint_body_and_the_heuristic_fallback(api, alice) -> None:
+def test_the_hint_body_and_the_heuristic_fallback(api, alice, settings) -> None:
     # Seed 0's deal is won by the solver in many samples of its opening view.
+    settings.HINT_TIME_LIMIT = 0  # every sample solved, whatever the machine's load
     game = services.game_create(owner=alice[0], seed=0).game_id
     body = api.get(f"/api/v1/games/{game}/hint").json()
     assert set(body) == {"move", "wins", "samples", "source", "version", "recorded"}
-    assert body["samples"] == 32 and body["version"] == 1 and body["recorded"] is False
+    assert body["samples"] == settings.HINT_SAMPLES and body["version"] == 1
+    assert body["recorded"] is False
     assert body["source"] in ("solver", "heuristic")
     assert (body["wins"] > 0) == (body["source"] == "solver")
     assert body["move"] in api.get(f"/api/v1/games/{game}/moves").json()["moves"]

@@ -4,8 +4,8 @@ Viewer kinds (anonymous, another player, the owner, a moderator, a superuser) ×
 (playing, won, lost, resigned) × how the game was made (public, private, a daily challenge
 still open, a daily challenge closed, a race still running, a race finished) × every place a
 game is shown: its REST body, its events, its first position, its moves and hint, its
-notation, the game list, the WebSocket snapshot, live frames and resumed frames, and the
-admin's game page, replay and event page.
+notation, its post-game analysis, the game list, the WebSocket snapshot, live frames and
+resumed frames, and the admin's game page, replay and event page.
 
 The expected outcome of each combination is written out below as a table of its own, from
 docs/api.md#visibility, not derived from the code. Each observation is read from the real
@@ -45,7 +45,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 MODES = ("public", "private", "daily_open", "daily_closed", "race_running", "race_finished")
 STATES = ("playing", "won", "lost", "resigned")
 VIEWERS = ("anonymous", "player", "owner", "moderator", "superuser")
-REST = ("game", "events", "states", "moves", "hint", "notation", "list")
+REST = ("game", "events", "states", "moves", "hint", "notation", "list", "analysis")
 LIVE = ("ws_snapshot", "ws_live", "ws_resume")
 ADMIN = ("admin_game", "admin_replay", "admin_event")
 
@@ -105,6 +105,15 @@ def expected_at(place: str, mode: str, state: str, viewer: str) -> str:
         return "refused:hint_needs_post"  # there the owner's hint counts: POST /hints
     if place in ("moves", "hint"):
         return outcome if refused else "readable"
+    if place == "analysis":  # full information: a finished game whose cards may be shown
+        if refused:
+            return outcome
+        if state == "playing":
+            return "refused:game_not_finished"
+        return {
+            "daily_open": "refused:challenge_in_progress",
+            "race_running": "refused:contest_in_progress",
+        }.get(mode, "analysed")
     if place == "notation" and outcome == "masked":
         # It names the deal: where the hidden cards are masked, it is refused.
         return {
@@ -275,6 +284,9 @@ def observe_rest(client: Any, game: Game) -> Iterator[tuple[str, str]]:
         if response.status_code == 200
         else refusal(response),
     )
+    response = client.get(f"{base}/analysis")
+    analysed = response.status_code in (200, 202)  # answered, or being computed by a job
+    yield "analysis", "analysed" if analysed else refusal(response)
     listed = client.get(f"/api/v1/games?owner={game.owner.username}&limit=200").json()["results"]
     entry = next((item for item in listed if item["id"] == str(game.id)), None)
     yield "list", "absent" if entry is None else observed_game(entry, game.id)

@@ -167,8 +167,10 @@ def live_server_factory(
             env["REDIS_URL"] = redis_url
         env.update(env_overrides)
         log = workdir / f"daphne-{port}.log"
+        # A data directory of its own: no static files collected by an earlier `serve` in the
+        # checkout (a bare daphne then serves the source files, as they are now).
+        env.setdefault("SCORPION_DATA_DIR", str(workdir / f"data-{port}"))
         if serve:
-            env.setdefault("SCORPION_DATA_DIR", str(workdir / f"data-{port}"))
             command = [
                 *(sys.executable, "manage.py", "serve", "--no-migrate"),
                 *("--host", "127.0.0.1", "--port", str(port)),

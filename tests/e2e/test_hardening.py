@@ -1,4 +1,4 @@
-"""Hand-made inputs against a real server (issue 10): each answers with a code, never a 500.
+"""Hand-made inputs against a real server: each answers with a code, never a 500.
 
 The server is started as production starts it (``manage.py serve``, so daphne runs with the
 transport's limits, ``scorpion_server.transport``), and every input is sent over a real

@@ -1,4 +1,4 @@
-"""What an operator sees of a real daphne process (issue 10, Observability): ``/metrics``,
+"""What an operator sees of a real daphne process: ``/metrics``,
 its access control, request ids and JSON logs."""
 
 from __future__ import annotations

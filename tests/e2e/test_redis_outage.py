@@ -1,4 +1,4 @@
-"""A Redis outage drops no spectator (issue 10, item 7; docs/architecture.md#the-live-path).
+"""A Redis outage drops no spectator (docs/architecture.md#the-live-path).
 
 Two real daphne processes share PostgreSQL and a PRIVATE redis-server that this module
 starts on a spare port, so that it can stop it and start it again on the same port. While

@@ -107,7 +107,6 @@ onNavigate(route);
 api.onSessionChange(() => renderHeader());
 onLangChange(() => route());
 
-if (!location.pathname.startsWith("/signin")) api.prefetch("/rules"); // nearly every page draws rulesets
 await loadLang(getLang());
 document.documentElement.lang = getLang();
 route();
