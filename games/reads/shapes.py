@@ -223,6 +223,14 @@ class StandingBody(TypedDict):
     revealed: Annotated[int, Doc("face-down cards turned up")]
     elapsed_ms: Annotated[int, Doc("from joining to the last event (to the win)")]
     hints: Annotated[int, Doc("hints the player was shown during the race")]
+    game: Annotated[
+        str | None,
+        Format("uuid"),
+        Doc(
+            "the player's game, where the caller may read it (everyone's once the day is over; "
+            "one's own and, to staff, every one while it runs); else null"
+        ),
+    ]
     started_at: Annotated[
         Timestamp, Doc("when the player joined: a playing entry's clock runs from it")
     ]
@@ -528,6 +536,14 @@ class RaceStandingBody(TypedDict):
         int | None, Doc("from the race's start to the racer's last win; null with no win")
     ]
     hints: Annotated[int, Doc("hints the racer was shown, over all their deals")]
+    games: Annotated[
+        list[Annotated[str, Format("uuid")]] | None,
+        Doc(
+            "the player's games in the order they were dealt, where the caller may read them "
+            "(everyone's once it is finished; one's own and, to staff, every one while it "
+            "runs); else null"
+        ),
+    ]
 
 
 class ArenaStandingBody(TypedDict):
@@ -541,6 +557,14 @@ class ArenaStandingBody(TypedDict):
     won: int
     sequences: int
     hints: Annotated[int, Doc("hints the player was shown, over all their deals")]
+    games: Annotated[
+        list[Annotated[str, Format("uuid")]] | None,
+        Doc(
+            "the player's games in the order they were dealt, where the caller may read them "
+            "(everyone's once it is finished; one's own and, to staff, every one while it "
+            "runs); else null"
+        ),
+    ]
 
 
 class RaceStandingsBody(TypedDict):
