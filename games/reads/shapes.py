@@ -402,6 +402,10 @@ class RulesetBody(TypedDict):
     deal: Annotated[str, Choices(("any_time", "when_stuck"))]
     undo_depth: Annotated[int | None, Doc("null: unlimited")]
     lose_when_blocked: bool
+    description: Annotated[str, Doc("what sets the ruleset apart, in the request's language")]
+    descriptions: Annotated[
+        dict[str, str], Doc("the description in every language the API speaks: en, it, es, pt")
+    ]
 
 
 class RulesBody(TypedDict):
