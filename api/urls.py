@@ -4,13 +4,32 @@ from django.urls import URLPattern, URLResolver, path, re_path
 
 from api import converters  # noqa: F401  (registers the "text" path converter)
 from api.exceptions import not_found
-from api.views import accounts, challenges, contests, games, leaderboards, showcase
+from api.views import accounts, challenges, contests, games, leaderboards, log, showcase
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register", accounts.AccountRegisterApi.as_view(), name="account-register"),
-    path("auth/token", accounts.TokenCreateApi.as_view(), name="token-create"),
+    path(
+        "auth/token",
+        by_method(post=accounts.TokenCreateApi, delete=accounts.TokenRevokeApi),
+        name="token",
+    ),
+    path("auth/me", accounts.MeApi.as_view(), name="account-me"),
+    path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
+    path("auth/keys", accounts.KeyListApi.as_view(), name="key-list"),
+    path("auth/keys/<int:key_id>", accounts.KeyRevokeApi.as_view(), name="key-revoke"),
+    path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
     path("players/<text:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
+    path(
+        "players/<text:username>/ratings",
+        accounts.PlayerRatingsApi.as_view(),
+        name="player-ratings",
+    ),
+    path(
+        "players/<text:username>/ratings/<text:rules>",
+        accounts.PlayerRatingApi.as_view(),
+        name="player-rating",
+    ),
     path("rules", games.RulesListApi.as_view(), name="rules-list"),
     path(
         "games",
@@ -77,6 +96,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
         contests.ArenaStandingsApi.as_view(),
         name="arena-standings",
     ),
+    path("log", log.LogApi.as_view(), name="log"),
+    path("log/stream", log.LogStreamApi.as_view(), name="log-stream"),
+    path("exports", log.ExportListApi.as_view(), name="exports"),
+    path("exports/<str:name>", log.ExportGetApi.as_view(), name="export-get"),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),
 ]

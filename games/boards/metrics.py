@@ -177,3 +177,22 @@ ARENA_POINTS = register(
         table=ARENA_POINTS_VIEW,
     )
 )
+
+#: The ratings' relation of ``rating``: the view ``games_rating_board`` (migration
+#: ``0015_ratings``) of each ruleset's ratings that are not provisional (RD below 110), with
+#: a counted game, rounded as shown; only the ``all`` period has rows.
+RATING_VIEW = "games_rating_board"
+
+#: A ruleset's Glicko-2 ratings (docs/ratings.md); not for ``daily`` (the dailies are rated
+#: in their ruleset's pool). Ties: who reached the rating first (their last change).
+RATING = register(
+    Metric(
+        "rating",
+        "rating",
+        "rated_at",
+        True,
+        "the player's rating in the ruleset, rounded; non-provisional players only, all time",
+        applies=lambda scope: scope != DAILY,
+        table=RATING_VIEW,
+    )
+)
