@@ -15,13 +15,12 @@ from typing import Any
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
-from rest_framework.authtoken.models import Token
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from games import clock
 from games.dailies import challenges as dailies
-from games.writes import contests
+from games.writes import accounts, contests
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -75,7 +74,7 @@ class Frames:
 
 def player(django_user_model, name: str) -> httpx.Client:
     user = django_user_model.objects.create_user(name, password=f"pw-{name}-123")
-    return httpx.Client(headers={"Authorization": f"Token {Token.objects.create(user=user).key}"})
+    return httpx.Client(headers={"Authorization": f"Token {accounts.key_issue(user=user)}"})
 
 
 def test_game_feed_frames_match_the_document(server, document, django_user_model) -> None:
