@@ -32,7 +32,15 @@ Feed = Literal["game", "challenge", "race", "arena"]
 _TIME: dict[str, Any] = {"type": "string", "format": "date-time"}
 
 #: The codes of :class:`Error` frames (docs/api.md#connecting).
-ERROR_CODES = ("bad_after", "bad_message", "too_large", "throttled")
+ERROR_CODES = (
+    "bad_after",
+    "bad_message",
+    "too_large",
+    "throttled",
+    # Credentials refused before a feed opens (``api.ws_auth``), then a 4401 close.
+    "bad_ticket",
+    "token_in_url",
+)
 
 #: Each feed's standings row, by its name in the OpenAPI document.
 _STANDING: dict[str, str] = {

@@ -98,6 +98,12 @@ def test_game_feed_frames_match_the_document(server, document, django_user_model
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=10)
         assert closed.value.rcvd.code == 4400
+    for credentials, code in (("ticket=bogus", "bad_ticket"), ("token=abc", "token_in_url")):
+        with connect(f"{server.ws}/ws/games/{game['id']}/?{credentials}", open_timeout=10) as ws:
+            assert frames.until(ws, "error")["code"] == code
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=10)
+            assert closed.value.rcvd.code == 4401
     assert frames.types() == {"snapshot", "watchers", "event", "pong", "error"}
 
 
