@@ -41,7 +41,9 @@ _MEANINGS = {
     "`idempotency_key_reused`",
     405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
     415: "the body is not `application/json` (`unsupported_media_type`)",
-    429: "throttled (`throttled`); see the `Retry-After` header",
+    429: "throttled (`throttled`), or solver work past a bound (`solver_busy`: the caller's "
+    "analyses in flight, or every solver slot of the process busy); see the `Retry-After` "
+    "header",
     503: "the database is unavailable (`unavailable`), the day's challenge is still being "
     "prepared (`challenge_not_ready`), or no winnable deal is ready (`pool_empty`); retry "
     "after `Retry-After` seconds",

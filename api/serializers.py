@@ -165,6 +165,21 @@ class RegisterIn(CredentialsIn):
         return attrs
 
 
+@extend_schema_serializer(component_name="PasswordChange")
+class PasswordChangeIn(StrictSerializer):
+    """The current password and the new one (Django's password validators apply)."""
+
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+    new_password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+    def validate_new_password(self, value: str) -> str:
+        try:
+            validate_password(value, user=self.context["user"])
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(list(error.messages)) from None
+        return value
+
+
 # --- games: input ----------------------------------------------------------------------------
 
 
@@ -414,8 +429,11 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
 GameOut = serializer_for(shapes.GameBody)
 RatingsOut = serializer_for(shapes.RatingsBody)
 RatingHistoryOut = serializer_for(shapes.RatingHistoryBody)
+AnalysisPendingOut = serializer_for(shapes.AnalysisPendingBody)
 GamePageOut = serializer_for(shapes.GamePageBody)
 EventPageOut = serializer_for(shapes.EventPageBody)
+LogPageOut = serializer_for(shapes.LogPageBody)
+ExportListOut = serializer_for(shapes.ExportListBody)
 CommandOut = serializer_for(shapes.CommandResultBody, name="CommandResult")
 ChallengeOut = serializer_for(shapes.ChallengeBody)
 StandingsOut = serializer_for(shapes.StandingsBody)
@@ -437,5 +455,8 @@ ChallengeMonthOut = serializer_for(shapes.ChallengeMonthBody)
 SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
+MeOut = serializer_for(shapes.MeBody)
+KeysOut = serializer_for(shapes.KeysBody)
+WsTicketOut = serializer_for(shapes.WsTicketBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)
 BoardsOut = serializer_for(shapes.BoardsBody)

@@ -8,9 +8,20 @@ from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
-from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
+from games.store.models import (
+    ApiKey,
+    Event,
+    Game,
+    GameAnalysis,
+    ModerationAct,
+    Player,
+    PlayerAccount,
+    PublicLogEntry,
+    WsTicket,
+)
 
 __all__ = [
+    "ApiKey",
     "BoardEntry",
     "BoardResult",
     "CertifiedDeal",
@@ -30,5 +41,7 @@ __all__ = [
     "RatedGame",
     "RatingChange",
     "PlayerAccount",
+    "PublicLogEntry",
     "Standing",
+    "WsTicket",
 ]

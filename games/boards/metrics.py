@@ -57,7 +57,8 @@ def periods_of(at: dt.datetime) -> tuple[str, str, str]:
 def period_key(period: str, at: str | None, now: dt.datetime) -> str:
     """The key of the ``period`` (``all``, ``month``, ``week``) named by ``at``: a key of
     that period (``2026-11``, ``2026-W48``), a day (``YYYY-MM-DD``) within it, or ``None``
-    for the current one. :class:`ValueError` for anything else."""
+    for the current one. :class:`ValueError` for anything else, and for a period that ends
+    past the calendar's last day."""
     if period == ALL:
         if at not in (None, "", ALL):
             raise ValueError(at)
@@ -74,7 +75,12 @@ def period_key(period: str, at: str | None, now: dt.datetime) -> str:
         day = dt.date.fromisocalendar(int(match[1]), int(match[2]), 1)
     else:
         raise ValueError(at)
-    return month_key(day) if period == "month" else week_key(day)
+    key = month_key(day) if period == "month" else week_key(day)
+    try:  # December 9999 and the weeks that end past it have no end the calendar can name
+        bounds(key)
+    except OverflowError:
+        raise ValueError(at) from None
+    return key
 
 
 def bounds(key: str) -> tuple[dt.datetime | None, dt.datetime | None]:

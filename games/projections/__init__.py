@@ -28,6 +28,7 @@ from games.projections.base import Change, Projection
 from games.projections.contest_results import ContestResults
 from games.projections.game_row import GameRow
 from games.projections.leaderboards import Leaderboards
+from games.projections.public_log import PublicLog
 from games.projections.ratings import Ratings
 from games.projections.standings import Standings
 from games.store import append as store
@@ -43,6 +44,7 @@ PROJECTIONS: tuple[Projection, ...] = (
     ContestResults(),
     Leaderboards(),
     Ratings(),
+    PublicLog(),
 )
 
 __all__ = ["PROJECTIONS", "Change", "Projection", "append", "create", "rebuild"]

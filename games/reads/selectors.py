@@ -28,7 +28,7 @@ from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
 from games.errors import GameNotFound, UnknownMetric, UnknownScope
 from games.pools.models import CertifiedDeal, PoolDraw
-from games.reads import presenters, ratings, visibility
+from games.reads import presenters, ratings, slots, visibility
 from games.reads.shapes import (
     ActionBody,
     ArenaBody,
@@ -171,7 +171,8 @@ def game_hint(game: GameSummary) -> hints.Hint:
         cached = None
     if isinstance(cached, hints.Hint):
         return cached
-    found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
+    with contextlib.nullcontext() if game.finished else slots.solver_slot():
+        found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
     remember_hint(game, found)
     return found
 
@@ -203,7 +204,11 @@ def _hint_key(game: GameSummary) -> str:
 def view_hint(rules: engine.Ruleset, view: dict[str, Any]) -> hints.Hint:
     """The hint for a player's view, with the server's sampling settings."""
     return hints.hint(
-        rules, view, samples=settings.HINT_SAMPLES, budget=settings.HINT_SAMPLE_BUDGET
+        rules,
+        view,
+        samples=settings.HINT_SAMPLES,
+        budget=settings.HINT_SAMPLE_BUDGET,
+        time_limit=settings.HINT_TIME_LIMIT or None,
     )
 
 
@@ -314,6 +319,8 @@ def board_position(cursor: str) -> ranking.Position:
     except (binascii.Error, UnicodeError, TypeError, ValueError) as error:
         raise ValueError("bad cursor") from error
     if not all(type(item) is int for item in (value, player)) or at.tzinfo is None:
+        raise ValueError("bad cursor")
+    if not clock.storable(at):
         raise ValueError("bad cursor")
     return ranking.Position(value, at, player)
 

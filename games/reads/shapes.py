@@ -357,6 +357,14 @@ class AnalysisBody(TypedDict):
     computed_at: Timestamp
 
 
+class AnalysisPendingBody(TypedDict):
+    """An analysis a job is computing: ask the same URL again (docs/api.md#analysis)."""
+
+    status: Annotated[str, Choices(("pending",))]
+    game: Annotated[str, Format("uuid")]
+    retry_after: Annotated[int, Doc("seconds to wait before asking again (as Retry-After)")]
+
+
 class MovesBody(TypedDict):
     moves: list[ActionBody]
 
@@ -402,6 +410,43 @@ class RegisteredBody(TypedDict):
 
 class TokenBody(TypedDict):
     token: str
+
+
+class KeyBody(TypedDict):
+    """One API key of the account (never the key itself)."""
+
+    id: Annotated[int, Doc("revoke it with DELETE /auth/keys/{id}")]
+    prefix: Annotated[str, Doc("the key's first 8 characters")]
+    current: Annotated[bool, Doc("whether this request was made with this key")]
+    created_at: Timestamp
+    last_used_at: Annotated[str, Format("date-time"), Doc("to the minute: written once a minute")]
+    expires_at: Annotated[
+        str | None,
+        Format("date-time"),
+        Doc("when it expires unless used before (each use moves it on); null: never"),
+    ]
+    last_address: Annotated[str | None, Doc("the client address of its last use")]
+    last_user_agent: Annotated[str, Doc("the User-Agent of its last use (200 characters)")]
+
+
+class KeysBody(TypedDict):
+    results: Annotated[list[KeyBody], Doc("the account's keys, most recently used first")]
+
+
+class MeBody(TypedDict):
+    """Who the credentials of the request belong to."""
+
+    username: str
+    staff: bool
+    banned: bool
+    joined_at: Timestamp
+    key: Annotated[KeyBody | None, Doc("the key of this request; null with the session cookie")]
+    record: Annotated[PlayerBody, Doc("the account's public record, as GET /players/{username}")]
+
+
+class WsTicketBody(TypedDict):
+    ticket: Annotated[str, Doc("add ?ticket=<ticket> to one WebSocket URL")]
+    expires_in: Annotated[int, Doc("seconds it stays valid; it opens one connection")]
 
 
 class LayoutColumnBody(TypedDict):
@@ -643,3 +688,50 @@ class ArenaPageBody(TypedDict):
 
 class GameListBody(TypedDict):
     results: list[GameBody]
+
+
+class LoggedEventBody(TypedDict):
+    """One stored event of a game of the public log, whole (no effects: replay derives
+    them)."""
+
+    seq: int
+    type: Annotated[str, Choices(events.TYPES)]
+    data: dict[str, Any]
+    by: Annotated[str | None, Doc("who appended it (null for an event of a removed actor)")]
+    at: Timestamp
+
+
+class LogEntryBody(TypedDict):
+    """A game of the public log (docs/api.md#the-public-log): where it is in the log, and
+    the game in the notation or as its events, hidden cards included (it is everyone's)."""
+
+    cursor: Annotated[str, Doc("this entry's place: the after of the next read")]
+    game: Annotated[str, Format("uuid")]
+    published_at: Timestamp
+    notation: NotRequired[Annotated[str, Doc("format=scorpion: the game (docs/notation.md)")]]
+    events: NotRequired[
+        Annotated[list[LoggedEventBody], Doc("format=json: the game's events, in seq order")]
+    ]
+
+
+class LogPageBody(TypedDict):
+    results: list[LogEntryBody]
+    next: Annotated[
+        str | None,
+        Doc("the after of the next read: the last entry's cursor (the one sent when none)"),
+    ]
+
+
+class ExportBody(TypedDict):
+    """A month's export of the public log (docs/api.md#monthly-exports)."""
+
+    month: Annotated[str, Doc("YYYY-MM")]
+    games: int
+    bytes: int
+    sha256: Annotated[str, Doc("of the file, in hex")]
+    url: Annotated[str, Doc("the file, gzip-compressed notation")]
+    checksum_url: Annotated[str, Doc("its sha256sum line")]
+
+
+class ExportListBody(TypedDict):
+    results: list[ExportBody]

@@ -2,6 +2,7 @@
 // is built in; the others load on demand (js/lang/<code>.js). The same language goes to the
 // API as Accept-Language, so the server's messages (a refused move's reason) match the page.
 
+import { pickLang } from "./boot.js";
 import EN from "./lang/en.js";
 
 export const LANGS = [
@@ -21,15 +22,6 @@ const loaded = { en: EN };
 const listeners = new Set();
 let current = pickLang();
 
-function pickLang() {
-  const saved = localStorage.getItem(KEY);
-  if (saved && LANGS.some(([code]) => code === saved)) return saved;
-  for (const wanted of navigator.languages || [navigator.language || "en"]) {
-    const base = wanted.toLowerCase().split("-")[0];
-    if (LANGS.some(([code]) => code === base)) return base;
-  }
-  return "en";
-}
 
 export function getLang() {
   return current;
