@@ -27,6 +27,7 @@ from games.pools.models import CertifiedDeal
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import Event
 from games.writes import moderation
+from tests.e2e.conftest import ws_ticket
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -126,7 +127,8 @@ def test_many_players_and_deals_then_a_rebuild_gives_the_same_ratings(server) ->
     final: list[dict[str, Any]] = []
 
     def watch() -> None:  # the owner's own socket: nobody else may watch an open day's game
-        with connect(f"{server.ws}/ws/games/{games[watched]}/?token={token}") as spectator:
+        ticket = ws_ticket(server.http, token)
+        with connect(f"{server.ws}/ws/games/{games[watched]}/?ticket={ticket}") as spectator:
             while True:
                 frame = json.loads(spectator.recv(timeout=300))
                 if frame.get("type") == "event" and frame["game"]["status"] != "playing":
@@ -169,7 +171,7 @@ def test_many_players_and_deals_then_a_rebuild_gives_the_same_ratings(server) ->
             client = clients[name]
             for round_ in range(2):
                 created = client.post("/api/v1/games", json={"rules": "classic", "rated": True})
-                for _ in range(20):  # every deal left to them is being drawn by others: retry
+                for _ in range(100):  # every deal left to them is being drawn by others: retry
                     if created.status_code != 503:
                         break
                     time.sleep(0.2)

@@ -42,6 +42,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "12"))
 
+
 #: Every check that applies to one request and its answer (the stateful ones, such as
 #: use_after_free, need links between operations, which the document does not declare).
 @schemathesis.check
