@@ -33,6 +33,7 @@ MESSAGES: dict[str, Promise] = {
     # Errors of the API itself.
     "invalid": _("The request is not valid; see fields."),
     "invalid_credentials": _("Wrong username or password."),
+    "wrong_password": _("The current password is wrong."),
     "not_authenticated": _("Authentication is required: send Authorization: Token <key>."),
     "authentication_failed": _("The credentials sent are not valid."),
     "permission_denied": _("You are not allowed to do this."),
@@ -53,6 +54,10 @@ MESSAGES: dict[str, Promise] = {
     "pool_empty": _(
         "No winnable deal of this ruleset is ready for you right now; try again shortly."
     ),
+    "rated_with_deal": _(
+        "A rated deal is chosen by the server: send rated without a seed or a deal."
+    ),
+    "rated_no_pool": _("This ruleset has no pool of winnable deals: it cannot be played rated."),
     "winnable_with_deal": _(
         "A winnable deal is chosen by the server: send winnable without a seed or a deal."
     ),
@@ -63,6 +68,9 @@ MESSAGES: dict[str, Promise] = {
     "hint_needs_post": _(
         "In a running daily challenge, race or arena your hints count: ask for one with "
         "POST /games/{id}/hints, which records it."
+    ),
+    "analysis_not_yet": _(
+        "The analysis of a game of a daily challenge, race or arena is available once it is over."
     ),
     "game_not_finished": _(
         "The analysis and the notation of a game are available once the game is finished."

@@ -25,7 +25,9 @@ from games.reads.shapes import Choices, Doc, ErrorBody, Format
 
 _MEANINGS = {
     400: "malformed request: code `invalid`, with `fields` {name: [messages]}; "
-    "`winnable_with_deal` for a winnable game asked with a seed or a deal",
+    "`winnable_with_deal` for a winnable game asked with a seed or a deal; `rated_with_deal` "
+    "for a rated game asked with a seed or a deal, `rated_no_pool` for a rated game of a "
+    "ruleset without a pool",
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
@@ -39,7 +41,9 @@ _MEANINGS = {
     "`idempotency_key_reused`",
     405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
     415: "the body is not `application/json` (`unsupported_media_type`)",
-    429: "throttled (`throttled`); see the `Retry-After` header",
+    429: "throttled (`throttled`), or solver work past a bound (`solver_busy`: the caller's "
+    "analyses in flight, or every solver slot of the process busy); see the `Retry-After` "
+    "header",
     503: "the database is unavailable (`unavailable`), the day's challenge is still being "
     "prepared (`challenge_not_ready`), or no winnable deal is ready (`pool_empty`); retry "
     "after `Retry-After` seconds",

@@ -15,7 +15,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 import api.routing  # noqa: E402
-from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
+from api.ws_auth import BrowserOriginValidator, TicketAuthMiddleware  # noqa: E402
 from games.live import outbox  # noqa: E402
 from scorpion_server.static import static_application  # noqa: E402
 
@@ -26,7 +26,7 @@ router = ProtocolTypeRouter(
         "http": static_application(django_asgi_app),
         # Browsers must come from an allowed host; programs that send no Origin pass.
         "websocket": BrowserOriginValidator(
-            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))
+            AuthMiddlewareStack(TicketAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))
         ),
     }
 )

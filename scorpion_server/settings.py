@@ -75,7 +75,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -163,8 +162,15 @@ if DB_POOL_MAX_SIZE and HTTP_THREADS > DB_POOL_MAX_SIZE:
         " a thread serving a request holds a database connection."
     )
 
-# Seconds each process remembers which account an API token opens (api.authentication).
-TOKEN_CACHE_SECONDS = env_int("TOKEN_CACHE_SECONDS", default=60)
+# API keys (games.writes.accounts): a key unused for KEY_LIFETIME_SECONDS expires (a sliding
+# expiry; 0: keys never expire). Its last use (when, from where) is written at most once a
+# KEY_TOUCH_SECONDS, so that reads do not each write. An account keeps at most
+# KEYS_PER_ACCOUNT keys: a new sign-in past that revokes the least recently used.
+KEY_LIFETIME_SECONDS = env_int("KEY_LIFETIME_SECONDS", default=30 * 86400, minimum=0)
+KEY_TOUCH_SECONDS = 60
+KEYS_PER_ACCOUNT = env_int("KEYS_PER_ACCOUNT", default=50, minimum=1)
+# A WebSocket ticket (POST /auth/ws-ticket) opens one connection within this many seconds.
+WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
 
 # How many games' latest state each process keeps in memory, so that a command replays
 # only the events it has not seen (normally none) instead of the whole game.
@@ -210,16 +216,37 @@ DAILY_MAX_CANDIDATES = env_int("DAILY_MAX_CANDIDATES", default=200, minimum=1)
 # UTC (and today's whenever it is missing); until today's exists, asking for it answers 503
 # challenge_not_ready.
 DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 * 3600)
-# Hints: completions sampled per hint, and the solver's node budget for each.
-HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
+# Hints: completions sampled per hint, and the solver's node budget for each; the wall-clock
+# seconds after which a hint answers with what it has found (0: no limit).
+HINT_SAMPLES = env_int("HINT_SAMPLES", default=128, minimum=1)
 HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
+HINT_TIME_LIMIT = env_float("HINT_TIME_LIMIT", default=0.25)
 # "Live now" and TV show public games whose last event is at most this many seconds old: a
 # game left in play is not live.
 LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)
+# The public log's stream (GET /api/v1/log/stream): how often it looks for new games, how
+# long one response lasts before it ends with a cursor to resume from, and how many streams
+# one process serves at once (more: 429).
+LOG_POLL_SECONDS = env_float("LOG_POLL_SECONDS", default=1.0, minimum=0.05)
+LOG_STREAM_SECONDS = env_int("LOG_STREAM_SECONDS", default=3600, minimum=1)
+LOG_STREAMS_MAX = env_int("LOG_STREAMS_MAX", default=200, minimum=1)
+# Where manage.py export_games writes the monthly exports of the public log, which the API
+# lists and serves.
+EXPORT_DIR = Path(env_str("EXPORT_DIR") or DATA_DIR / "exports").resolve()
 # Post-game analysis: the node budget of one position's search, and of the whole analysis
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
+# A request searches at most ANALYSIS_INLINE_NODES for an analysis (a few milliseconds);
+# an analysis that needs more is a job on the solver queue, and the request answers 202.
+ANALYSIS_INLINE_NODES = env_int("ANALYSIS_INLINE_NODES", default=5_000, minimum=1)
+# Analyses queued or running at once per account (per address for anonymous callers);
+# past it, 429 solver_busy.
+SOLVER_MAX_IN_FLIGHT = env_int("SOLVER_MAX_IN_FLIGHT", default=2, minimum=1)
+# Searches that request threads run at once per process (hints, quick analyses), and how
+# long a request waits for one before 429 solver_busy.
+SOLVER_REQUEST_SLOTS = env_int("SOLVER_REQUEST_SLOTS", default=4, minimum=1)
+SOLVER_SLOT_WAIT_MS = env_int("SOLVER_SLOT_WAIT_MS", default=2_000, minimum=0)
 # Winnable pools (games.pools): the rulesets whose pools the job keeps filled, the fresh
 # deals (dealt to nobody yet) it keeps in each, the solver's node budget for a candidate,
 # the candidates one run of the job tries at most per ruleset, and whether a certified
@@ -243,6 +270,8 @@ if JOBS_WORKER not in ("local", "external"):
     raise ImproperlyConfigured(f"JOBS_WORKER is local or external, not {JOBS_WORKER!r}.")
 # Solver jobs the local solver worker of `manage.py serve` runs at once (JOBS_WORKER=local).
 SOLVER_WORKER_CONCURRENCY = env_int("SOLVER_WORKER_CONCURRENCY", default=2, minimum=1)
+# How much that worker lowers its CPU priority (nice), so that requests are served first.
+SOLVER_WORKER_NICE = env_int("SOLVER_WORKER_NICE", default=10, minimum=0)
 PROCRASTINATE_IMPORT_PATHS = ["games.jobs"]
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
@@ -335,7 +364,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "api.authentication.CachedTokenAuthentication",
+        "api.authentication.KeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_RENDERER_CLASSES": ["api.parsers.JSONRenderer"],
@@ -386,6 +415,8 @@ SPECTACULAR_SETTINGS = {
         "LeaderboardScopeEnum": ["daily", *RULESETS],
         "LeaderboardMetricEnum": "games.boards.metrics.METRICS",
         "LeaderboardPeriodEnum": "games.boards.metrics.PERIODS",
+        # A game's events and the public log's events share the event types.
+        "EventTypeEnum": "games.store.events.TYPES",
     },
 }
 

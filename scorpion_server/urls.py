@@ -2,9 +2,10 @@
 the browser client's pages (last: its routes never shadow the others)."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api.exceptions import not_found
 from api.views import ops
 from scorpion_server.observability import metrics_view
 
@@ -16,6 +17,9 @@ urlpatterns = [
     path("api/v1/", include("api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Anything else under /api/ is the API's JSON 404, with DEBUG on too (Django's debug
+    # page would answer a path that no route matches).
+    re_path(r"^api/", not_found),
     path("", include("web.urls")),
 ]
 

@@ -34,10 +34,16 @@ from api.parsers import JSONRenderer
 from api.renderers import NotationRenderer
 from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
-from games import engine, metrics
+from games import clock, engine, metrics
 from games.errors import GameNotFound, HintNeedsPost
 from games.reads import presenters, selectors, visibility
-from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
+from games.reads.shapes import (
+    AnalysisPendingBody,
+    CommandResultBody,
+    EventPageBody,
+    RulesBody,
+    RulesetBody,
+)
 from games.writes import analysis, services
 
 #: Most events in one page of ``/events``.
@@ -115,9 +121,10 @@ def _a_time(position: Any) -> bool:
     ):  # fromisoformat stops at a NUL and accepts the rest
         return False
     try:
-        return parse_datetime(position) is not None
+        at = parse_datetime(position)
     except ValueError:  # the shape of a time, with impossible values
         return False
+    return at is not None and clock.storable(at)
 
 
 class GameCreateApi(APIView):
@@ -415,14 +422,35 @@ class GameAnalysisApi(APIView):
     @extend_schema(
         operation_id="game_analysis",
         summary="Post-game analysis with full information (a finished game only): was the "
-        "deal winnable, when was it lost, a winning line from the last winnable position",
+        "deal winnable, when was it lost, a winning line from the last winnable position; "
+        "202 while a job computes it, 429 solver_busy past the caller's cap",
         tags=_TAGS,
         parameters=[_GAME_ID],
-        responses={200: serializers.AnalysisOut, **errors(403, 404, 409)},
+        responses={
+            200: serializers.AnalysisOut,
+            202: OpenApiResponse(
+                serializers.AnalysisPendingOut,
+                description="a job computes it: ask the same URL again after Retry-After "
+                "seconds (Location names it)",
+            ),
+            **errors(403, 404, 409),
+        },
     )
     def get(self, request: Request, game_id: str) -> Response:
         seen = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        return Response(presenters.analysis_body(analysis.game_analysis(seen)))
+        found = analysis.game_analysis(seen, requester=callers.requester(request))
+        if isinstance(found, analysis.Pending):
+            body: AnalysisPendingBody = {
+                "status": "pending",
+                "game": str(found.game_id),
+                "retry_after": found.retry_after,
+            }
+            headers = {
+                "Location": reverse("game-analysis", kwargs={"game_id": str(found.game_id)}),
+                "Retry-After": str(found.retry_after),
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
+        return Response(presenters.analysis_body(found))
 
 
 class GameStateApi(APIView):

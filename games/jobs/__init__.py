@@ -4,7 +4,8 @@
 procrastinate defers once per minute whatever the number of workers); :func:`tidy` deletes
 finished jobs older than three days, every night; :func:`fill_pools` keeps every winnable
 pool of ``POOL_RULES`` topped up (``games.pools``), every minute, on the ``solver`` queue
-with the rest of the solver's work. A worker
+with the rest of the solver's work: :func:`analyse`, the post-game analyses that outgrow a
+request. A worker
 is ``manage.py procrastinate worker``: ``manage.py serve`` starts one beside the server
 unless ``JOBS_WORKER=external`` (docs/operations.md#background-jobs), and a deployment runs
 as many as it likes.
@@ -13,6 +14,7 @@ as many as it likes.
 from __future__ import annotations
 
 import logging
+import uuid
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -20,6 +22,8 @@ from procrastinate import JobContext, builtin_tasks
 from procrastinate.contrib.django import app
 
 from games import pools
+from games.errors import GameNotFinished, GameNotFound
+from games.writes.analysis import analysis_compute
 from games.writes.schedule import schedule_run
 
 logger = logging.getLogger(__name__)
@@ -42,8 +46,15 @@ def schedule(timestamp: int) -> None:
         done = schedule_run()
     finally:
         close_old_connections()
-    if done.days or done.sealed:
-        logger.info("scheduled work: days %s prepared, races %s sealed", done.days, done.sealed)
+    if done.days or done.sealed or done.published.games or done.written:
+        logger.info(
+            "scheduled work: days %s prepared, races %s sealed, %d games entered the public"
+            " log, %d entries written",
+            done.days,
+            done.sealed,
+            done.published.games,
+            done.written,
+        )
 
 
 @app.periodic(cron="17 4 * * *", periodic_id="every-night")
@@ -64,5 +75,19 @@ def fill_pools(timestamp: int) -> None:
     try:
         for rules in settings.POOL_RULES:
             pools.fill(rules, settings.POOL_TARGET)
+    finally:
+        close_old_connections()
+
+
+@app.task(name="analyse", queue=SOLVER_QUEUE)
+def analyse(game_id: str, requester: str) -> None:
+    """A finished game's post-game analysis with the full budgets, stored for the request
+    that asked for it (``games.writes.analysis``: its lock and queueing lock are the
+    game's, and ``requester`` is whose cap it counts in)."""
+    close_old_connections()
+    try:
+        analysis_compute(uuid.UUID(game_id))
+    except (GameNotFound, GameNotFinished):
+        logger.warning("no analysis of game %s: not a finished game", game_id)
     finally:
         close_old_connections()

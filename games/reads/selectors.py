@@ -28,7 +28,7 @@ from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
 from games.errors import GameNotFound, UnknownMetric, UnknownScope
 from games.pools.models import CertifiedDeal, PoolDraw
-from games.reads import presenters, visibility
+from games.reads import presenters, ratings, slots, visibility
 from games.reads.shapes import (
     ActionBody,
     ArenaBody,
@@ -68,6 +68,8 @@ def game_get(*, game_id: uuid.UUID | str, viewer: Viewer, version: int | None = 
     except (Game.DoesNotExist, ValueError):
         raise GameNotFound() from None
     game = GameSummary.from_row(row)
+    if version is None:
+        game = ratings.with_rating(game)
     return Seen(game, visibility.sight(viewer, game, version=version).check())
 
 
@@ -169,7 +171,8 @@ def game_hint(game: GameSummary) -> hints.Hint:
         cached = None
     if isinstance(cached, hints.Hint):
         return cached
-    found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
+    with contextlib.nullcontext() if game.finished else slots.solver_slot():
+        found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
     remember_hint(game, found)
     return found
 
@@ -177,11 +180,14 @@ def game_hint(game: GameSummary) -> hints.Hint:
 def hint_counts(game: GameSummary, viewer_id: int | None) -> bool:
     """Whether a hint ``viewer_id`` asks for is a fact of ``game`` that must be recorded:
     they own it, it is in play, and it races others (a daily challenge whose day is open,
-    a race or arena that accepts commands). Only a write may give such a hint."""
+    a race or arena that accepts commands, or a rated game). Only a write may give such a
+    hint."""
     if viewer_id is None or viewer_id != game.owner_id or game.finished:
         return False
     if game.challenge is not None:
         return challenges.is_open(game.challenge)
+    if game.rated:  # a hint scores a rated game's win as a loss (docs/ratings.md)
+        return True
     return game.contest is not None and contests.accepts_commands(game.contest)
 
 
@@ -198,7 +204,11 @@ def _hint_key(game: GameSummary) -> str:
 def view_hint(rules: engine.Ruleset, view: dict[str, Any]) -> hints.Hint:
     """The hint for a player's view, with the server's sampling settings."""
     return hints.hint(
-        rules, view, samples=settings.HINT_SAMPLES, budget=settings.HINT_SAMPLE_BUDGET
+        rules,
+        view,
+        samples=settings.HINT_SAMPLES,
+        budget=settings.HINT_SAMPLE_BUDGET,
+        time_limit=settings.HINT_TIME_LIMIT or None,
     )
 
 
@@ -309,6 +319,8 @@ def board_position(cursor: str) -> ranking.Position:
     except (binascii.Error, UnicodeError, TypeError, ValueError) as error:
         raise ValueError("bad cursor") from error
     if not all(type(item) is int for item in (value, player)) or at.tzinfo is None:
+        raise ValueError("bad cursor")
+    if not clock.storable(at):
         raise ValueError("bad cursor")
     return ranking.Position(value, at, player)
 

@@ -18,11 +18,10 @@ from typing import Any
 
 import httpx
 import pytest
-from rest_framework.authtoken.models import Token
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from games.writes import services
+from games.writes import accounts, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +34,7 @@ def server(live_server_factory):
 @pytest.fixture
 def alice(django_user_model) -> tuple[Any, str]:
     user = django_user_model.objects.create_user("alice", password="pw-alice-123")
-    return user, Token.objects.create(user=user).key
+    return user, accounts.key_issue(user=user)
 
 
 @pytest.fixture
@@ -208,9 +207,14 @@ def close_code(url: str) -> int:
             return int(closed.rcvd.code)
 
 
-@pytest.mark.parametrize("token", ["%00", "%00abc", "%ED%A0%80", "%FF", "x" * 5000, "%20"])
-def test_a_bad_token_at_the_handshake_closes_with_4401(server, game, token) -> None:
-    assert close_code(f"{server.ws}/ws/games/{game}/?token={token}") == 4401
+@pytest.mark.parametrize("ticket", ["%00", "%00abc", "%ED%A0%80", "%FF", "x" * 5000, "%20", ""])
+def test_a_bad_ticket_at_the_handshake_closes_with_4401(server, game, ticket) -> None:
+    assert close_code(f"{server.ws}/ws/games/{game}/?ticket={ticket}") == 4401
+
+
+def test_a_key_in_the_url_is_refused_with_4401(server, alice, game) -> None:
+    assert close_code(f"{server.ws}/ws/games/{game}/?token={alice[1]}") == 4401
+    assert close_code(f"{server.ws}/ws/races/nope/?token={alice[1]}") == 4401
 
 
 def test_after_zero_replays_the_whole_game(server, alice, game) -> None:

@@ -29,6 +29,7 @@ def test_the_servers_worker_prepares_the_days_and_the_arenas(live_server_factory
         POOL_RULES="classic,wasp",
         POOL_TARGET="2",
         POOL_FOLLOW_HINTS="0",
+        ANALYSIS_INLINE_NODES="1",  # every analysis the solver does not decide at once is a job
     )
     today = dt.datetime.now(dt.UTC).date()
     wanted = {today, today + dt.timedelta(days=1)}
@@ -54,6 +55,22 @@ def test_the_servers_worker_prepares_the_days_and_the_arenas(live_server_factory
         assert body["date"] == today.isoformat() and body["solution"] is None
         tomorrow = (today + dt.timedelta(days=1)).isoformat()
         assert httpx.get(f"{server.http}/api/v1/challenges/{tomorrow}").status_code == 404
+        # A winnable game from the pool; its analysis, a job of the solver's worker, polled.
+        player = httpx.Client(base_url=f"{server.http}/api/v1", timeout=30)
+        answer = player.post("/auth/register", json={"username": "ada", "password": "pw-ada-12345"})
+        player.headers["Authorization"] = f"Token {answer.json()['token']}"
+        game = player.post("/games", json={"rules": "classic", "winnable": True}).json()
+        assert game["certified"]["label"] in ("easy", "medium", "hard", "expert")
+        assert player.post(f"/games/{game['id']}/commands", json={"type": "resign"}).is_success
+        asked = player.get(f"/games/{game['id']}/analysis")
+        assert asked.status_code == 202, asked.text
+        deadline = time.monotonic() + 60
+        while (
+            polled := player.get(asked.headers["Location"].removeprefix("/api/v1"))
+        ).status_code == 202:
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(float(polled.headers["Retry-After"]) / 4)
+        assert polled.status_code == 200 and polled.json()["winnable"] is True
         workers = _workers_of(server.process.pid)
         assert len(workers) == 2, server.log_text()  # the clock's, and the solver's
     finally:

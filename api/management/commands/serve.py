@@ -75,8 +75,9 @@ class Command(BaseCommand):
 def _local_worker() -> Iterator[None]:
     """With ``JOBS_WORKER=local``, two job workers (``manage.py worker``) on this server's
     database for as long as the server runs: one for the solver's queue
-    (``SOLVER_WORKER_CONCURRENCY`` jobs at once), one for every other queue, so that a burst
-    of solver work never delays the clock's. Both die with this process even when this one
+    (``SOLVER_WORKER_CONCURRENCY`` jobs at once, at ``SOLVER_WORKER_NICE``), one for every
+    other queue, so that a burst of solver work never delays the clock's, and the web
+    process keeps the CPU first. Both die with this process even when this one
     is killed."""
     if settings.JOBS_WORKER != "local":
         yield
@@ -85,7 +86,11 @@ def _local_worker() -> Iterator[None]:
     manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "worker"]
     queues = [
         ["--exclude-queues", SOLVER_QUEUE],
-        ["--queues", SOLVER_QUEUE, "--concurrency", str(settings.SOLVER_WORKER_CONCURRENCY)],
+        [
+            *("--queues", SOLVER_QUEUE),
+            *("--concurrency", str(settings.SOLVER_WORKER_CONCURRENCY)),
+            *("--nice", str(settings.SOLVER_WORKER_NICE)),
+        ],
     ]
     workers = [
         subprocess.Popen([*manage, *which, "--die-with-parent"], env=env) for which in queues

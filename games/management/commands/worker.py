@@ -30,6 +30,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--concurrency", type=int, default=1, help="jobs run at once")
         parser.add_argument(
+            "--nice",
+            type=int,
+            default=0,
+            help="lower this process's CPU priority by this much (the solver's worker: the "
+            "web processes on the same machine keep answering first)",
+        )
+        parser.add_argument(
             "--die-with-parent",
             action="store_true",
             help="stop when the process that started this one ends (manage.py serve)",
@@ -43,6 +50,8 @@ class Command(BaseCommand):
             if queues:
                 raise CommandError("give --queues or --exclude-queues, not both")
             queues = ",".join(sorted(set(jobs.QUEUES) - excluded))
+        if options["nice"] > 0:
+            os.nice(options["nice"])
         if options["die_with_parent"]:
             _die_with_parent()
         arguments = ["worker", "--concurrency", str(concurrency)]

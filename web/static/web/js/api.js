@@ -156,9 +156,22 @@ export async function signIn(username, password) {
   return data;
 }
 
-/** Forget the token here (the API has no way to revoke it). */
-export function signOut() {
+/** Sign out: revoke the key on the server (a copy of it opens nothing any more), then
+ *  forget it here, whatever the server answered. */
+export async function signOut() {
+  if (session()) {
+    try {
+      await request("/auth/token", { method: "DELETE" });
+    } catch {
+      // Offline, or the key is gone already: it is forgotten here all the same.
+    }
+  }
   setSession(null, null);
+}
+
+/** A single-use ticket that authenticates one WebSocket for a few seconds. */
+export async function wsTicket() {
+  return (await post("/auth/ws-ticket")).ticket;
 }
 
 // --- commands ----------------------------------------------------------------------------
