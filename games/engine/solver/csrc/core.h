@@ -15,9 +15,6 @@
 #define NO_CARD (-1)
 #define MAXSTEPS 4096
 #define MAXWAYS (NS_MAXCARDS * 8)
-/* Room for a key (at most 1 + 16 columns' lengths + NS_DATA + 5 for the cells) and its
- * spare bytes. */
-#define KEY_ROOM 160
 
 /* Move ordering, as search.py's _P_* (higher first). */
 enum { P_RUN = 1000, P_FLIP = 100, P_EMPTIES = 40, P_BUILD = 10, P_KING = 5, P_DEAL = -1, P_BREAKS = -50 };
@@ -36,9 +33,6 @@ typedef struct {
     uint8_t dealt, won;
     /* Made by a move that changed only its two columns (and a cell): no run left. */
     uint8_t kept;
-    /* The kid's key's length and hash (its bytes are in kid_keys). */
-    uint8_t klen;
-    uint64_t hash;
     uint16_t removed;
     int32_t priority;
     /* With one deck, the columns by bottom card (order_by_bottom) once ``ordered``: a move
@@ -147,8 +141,6 @@ struct ns_search {
     /* Growing arrays, kept from one search to the next on a thread (ns_free) while small. */
     pos_t *kids;
     int32_t *rank;
-    /* Each kid's key, KEY_ROOM bytes apart, made when the kid is (and its slot fetched). */
-    uint8_t *kid_keys;
     size_t nkids, kids_cap;
     frame_t *frames;
     size_t nframes, frames_cap;

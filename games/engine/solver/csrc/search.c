@@ -602,9 +602,8 @@ static int kids_room(ns_search *s, size_t n)
     if (!grow((void **)&s->kids, &cap, need, sizeof(pos_t)))
         return 0;
     if (cap != s->kids_cap) {
-        size_t rank_cap = s->kids_cap, keys_cap = s->kids_cap;
-        if (!grow((void **)&s->rank, &rank_cap, cap, sizeof(int32_t)) ||
-            !grow((void **)&s->kid_keys, &keys_cap, cap, KEY_ROOM))
+        size_t rank_cap = s->kids_cap;
+        if (!grow((void **)&s->rank, &rank_cap, cap, sizeof(int32_t)))
             return 0;
         s->kids_cap = cap;
     }
@@ -612,9 +611,6 @@ static int kids_room(ns_search *s, size_t n)
 }
 
 static void key_layout(const ns_search *s, const pos_t *p, frame_t *f);
-static int make_key(const ns_search *s, pos_t *p, uint8_t *out);
-static int splice_key(const ns_search *s, const frame_t *f, const pos_t *child, uint8_t *out);
-static uint64_t hash_key(uint8_t *key, int len);
 
 /* Search.children: push a frame of every successor worth searching, most promising first;
  * 0 when out of memory. ``node`` must not lie on the kid stack. */
@@ -710,18 +706,6 @@ push:
     f->key = key;
     if (key >= 0)
         key_layout(s, node, f);
-    /* Each kid's key now, and its slot asked of the memory, which then comes while the
-     * next kids' keys are made: most kids are looked up soon (a position already seen
-     * is left at once). */
-    size_t mask = s->table_cap - 1;
-    for (int k = 0; k < count; k++) {
-        pos_t *kid = &kids[k];
-        uint8_t *at = s->kid_keys + (base + (size_t)k) * KEY_ROOM;
-        int len = key >= 0 && kid->ordered ? splice_key(s, f, kid, at) : make_key(s, kid, at);
-        kid->klen = (uint8_t)len;
-        kid->hash = hash_key(at, len);
-        __builtin_prefetch(&s->slots[(kid->hash >> 32) & mask]);
-    }
     return 1;
 }
 
@@ -1072,6 +1056,7 @@ int ns_run(ns_search *s, int64_t budget)
             return s->decided = r;
     }
     int64_t nodes = s->nodes;
+    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + NS_SPARE];
     pos_t node;
     while (s->nframes) {
         frame_t *f = &s->frames[s->nframes - 1];
@@ -1080,11 +1065,9 @@ int ns_run(ns_search *s, int64_t budget)
             s->nframes--;
             continue;
         }
-        size_t kid = f->base + (size_t)s->rank[f->base + (size_t)f->at];
-        pos_t *child = &s->kids[kid];
-        const uint8_t *key = s->kid_keys + kid * KEY_ROOM;
-        int len = child->klen;
-        uint64_t h = child->hash;
+        pos_t *child = &s->kids[f->base + (size_t)s->rank[f->base + (size_t)f->at]];
+        int len = f->key >= 0 && child->ordered ? splice_key(s, f, child, key) : make_key(s, child, key);
+        uint64_t h = hash_key(key, len);
         size_t slot;
         if (table_find(s, key, len, h, &slot)) {
             f->at++;
@@ -1285,8 +1268,6 @@ void ns_free(ns_search *s)
          * solver's common case is many small searches (hints, analyses, surveys). */
         size_t rank_cap = s->kids_cap;
         trim((void **)&s->rank, &rank_cap, KEEP_KIDS);
-        rank_cap = s->kids_cap;
-        trim((void **)&s->kid_keys, &rank_cap, KEEP_KIDS);
         trim((void **)&s->kids, &s->kids_cap, KEEP_KIDS);
         trim((void **)&s->frames, &s->frames_cap, KEEP_FRAMES);
         trim((void **)&s->path, &s->path_cap, KEEP_FRAMES);
@@ -1302,7 +1283,6 @@ void ns_free(ns_search *s)
     }
     free(s->kids);
     free(s->rank);
-    free(s->kid_keys);
     free(s->frames);
     free(s->path);
     free(s->keys);
