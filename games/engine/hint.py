@@ -157,9 +157,12 @@ def hint(
     nothing is worth, with ``plans``, the most samples that one *plan* starting with it
     wins in (:func:`_plan_value`): the player learns nothing until the next card shows,
     so must play the same actions until then in every sample, where each sample's solver
-    chose its own. The hint is the action worth the most; ties go to the action the
-    one-move heuristic prefers (turning up a card before committing to a plan, say), then
-    to the one more winning lines started with, then to the order of ``/moves``. A sample
+    chose its own. The hint is the action worth the most; ties go to the action that shows
+    the most cards (the deal, then a move that turns one up: the player then knows more for
+    the next choice, where each sample's solver knew everything already), then to the one
+    the one-move heuristic prefers, then to the one more winning lines started with, then
+    to the order of ``/moves``. On the 150 first classic deals that full information wins,
+    the follower of 128 samples won 95 with ties to the heuristic first and 101 this way. A sample
     the solver does not win cannot be won after any action, or was not decided within the
     budget: it counts for no action.
 
@@ -205,9 +208,12 @@ def hint(
     if not won:
         return _least_lost(rules, view, legal, undecided, budget, preference, solved, clock)
 
-    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int]:
+    shown = {action: _cards_shown(states[0], apply(states[0], action)[0]) for action in legal}
+
+    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
         return (
             -wins,
+            -shown[action],
             preference.get(action, len(preference)),
             -first_moves[action],
             order[action],
@@ -231,10 +237,10 @@ class _Clock:
         return self.end is not None and time.monotonic() > self.end
 
 
-def _shows_a_card(before: State, after: State) -> bool:
-    """Whether going from ``before`` to ``after`` shows the player a card they did not see
-    (one turned up, the reserve dealt)."""
-    return sum(after.down) < sum(before.down) or len(after.reserve) < len(before.reserve)
+def _cards_shown(before: State, after: State) -> int:
+    """How many cards the player did not see going from ``before`` to ``after`` shows (one
+    turned up, the reserve dealt)."""
+    return sum(before.down) - sum(after.down) + len(before.reserve) - len(after.reserve)
 
 
 def _choose(
@@ -277,7 +283,7 @@ def _choose(
                 break
         else:
             worth = len(kept)
-            if plans and kept and not _shows_a_card(won[0][0], kept[0][0]):
+            if plans and kept and not _cards_shown(won[0][0], kept[0][0]):
                 need = 0
                 if best is not None:
                     need = best_worth + (rank(action, best_worth) >= best_rank)
@@ -337,7 +343,7 @@ def _plan_of(state: State, line: Sequence[Action]) -> tuple[tuple[Action, ...], 
     for action in line:
         after = apply(state, action)[0]
         plan.append(action)
-        if _shows_a_card(state, after):
+        if _cards_shown(state, after):
             last = action
             break
         state = after
