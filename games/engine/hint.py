@@ -27,8 +27,9 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, count, islice
 from typing import Any, Literal, TypeVar
 
 from . import heuristic
@@ -114,12 +115,16 @@ def unseen_cards(rules: Ruleset, view: Mapping[str, Any]) -> list[Card]:
 def completions(rules: Ruleset, view: Mapping[str, Any], count: int) -> list[State]:
     """``count`` positions that agree with everything ``view`` shows, the unseen cards dealt
     at random into its face-down places and its reserve (seeded by :func:`view_digest`)."""
+    return list(islice(_completions(rules, view), count))
+
+
+def _completions(rules: Ruleset, view: Mapping[str, Any]) -> Iterator[State]:
+    """:func:`completions`, one at a time, without end."""
     unseen = unseen_cards(rules, view)
     digest = view_digest(rules, view)
     removed = [SUITS.index(letter) for letter in view["removed"]]
     cells = tuple(None if code is None else parse_card(code) for code in view.get("cells") or ())
-    states = []
-    for sample in range(count):
+    for sample in count():
         seed = int.from_bytes(hashlib.sha256(digest + sample.to_bytes(4, "big")).digest()[:8])
         cards = iter(shuffle(unseen, seed & MAX_SEED))
         columns = []
@@ -131,12 +136,9 @@ def completions(rules: Ruleset, view: Mapping[str, Any], count: int) -> list[Sta
             )
             down.append(hidden)
         reserve = tuple(cards)
-        states.append(
-            position(
-                rules, columns=columns, down=down, reserve=reserve, cells=cells, removed=removed
-            )
+        yield position(
+            rules, columns=columns, down=down, reserve=reserve, cells=cells, removed=removed
         )
-    return states
 
 
 def hint(
@@ -179,12 +181,12 @@ def hint(
     if view["status"] != PLAYING:
         return Hint(None, 0, 0, "none")
     clock = _Clock(time_limit)
-    states = completions(rules, view, samples)
-    legal: Sequence[Hinted] = (
-        [action for action in legal_actions(states[0]) if not left_out(rules, states[0], action)]
-        if states
-        else ()
-    )
+    drawn = islice(_completions(rules, view), samples)
+    some = next(drawn, None)
+    if some is None:
+        return Hint(None, 0, samples, "none")
+    states: Iterator[State] = chain((some,), drawn)
+    legal = [action for action in legal_actions(some) if not left_out(rules, some, action)]
     if not legal:
         return Hint(None, 0, samples, "none")
     order = {action: rank for rank, action in enumerate(legal)}
@@ -208,7 +210,7 @@ def hint(
     if not won:
         return _least_lost(rules, view, legal, undecided, budget, preference, solved, clock)
 
-    shown = {action: _cards_shown(states[0], apply(states[0], action)[0]) for action in legal}
+    shown = {action: _cards_shown(some, apply(some, action)[0]) for action in legal}
 
     def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
         return (
@@ -270,6 +272,8 @@ def _choose(
         kept: list[tuple[State, tuple[Action, ...]]] = []
         failed = 0
         for state, line in won:
+            if clock.late():
+                return best, best_worth
             after = apply(state, action)[0]
             if line[0] == action:
                 kept.append((after, line[1:]))
@@ -317,11 +321,11 @@ def _plan_value(
         plans[key] = (plan, plans.get(key, (plan, 0))[1] + 1)
     most = 0
     for key, (plan, _) in sorted(plans.items(), key=lambda item: -item[1][1]):
-        if clock.late():
-            return len(kept)
         floor = max(need, most + 1)
         count = failed = 0
         for (after, _), mine in zip(kept, own, strict=True):
+            if clock.late():
+                return len(kept)
             if mine == key or _plan_wins(rules, after, plan, budget):
                 count += 1
                 continue
