@@ -182,7 +182,8 @@ def hint(
     samples, then from all of them; past the limit it stops solving and trying, and
     answers with the choice from all samples when it was made, else the quick one, else
     the best action tried in full, else the first move of the most won lines (``samples``
-    is then the number solved). On a quiet machine the limit is never reached and the hint depends on the view alone.
+    is then the number solved). On a quiet machine the limit is never reached and the hint
+    depends on the view alone.
     """
     if view["status"] != PLAYING:
         return Hint(None, 0, 0, "none")
