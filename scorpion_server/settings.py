@@ -260,6 +260,7 @@ for _name in POOL_RULES:
 POOL_TARGET = env_int("POOL_TARGET", default=50, minimum=0)
 POOL_SOLVER_BUDGET = env_int("POOL_SOLVER_BUDGET", default=100_000, minimum=1)
 POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
+POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=20, minimum=1)
 POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
 
 # --- Background jobs (games.jobs, on procrastinate) -----------------------------------------

@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from api.asyncapi import asyncapi_view
 from api.exceptions import not_found
 from api.views import ops
 from scorpion_server.observability import metrics_view
@@ -23,6 +24,8 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
         name="docs",
     ),
+    # The WebSocket feeds' contract (AsyncAPI 3.0), beside the REST one.
+    path("api/asyncapi.json", asyncapi_view, name="asyncapi"),
     # Anything else under /api/ is the API's JSON 404, with DEBUG on too (Django's debug
     # page would answer a path that no route matches).
     re_path(r"^api/", not_found),
