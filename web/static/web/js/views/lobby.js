@@ -79,6 +79,8 @@ function renderNewGame(panel, rules, me) {
   const seed = h("input", { id: "seed", name: "seed", inputmode: "numeric", pattern: "[0-9]*", placeholder: t("lobby.seed_placeholder"), autocomplete: "off" });
   const visible = h("input", { id: "public", type: "checkbox", checked: true });
   const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.signin_to_play") });
+  // A rated game: the player against a certified deal rated near them (docs/ratings.md).
+  const rated = me ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
   const form = h(
     "form",
     { class: "new-game-form" },
@@ -94,16 +96,18 @@ function renderNewGame(panel, rules, me) {
       h("div", { class: "option-row check" }, visible, h("label", { for: "public", text: t("lobby.public") })),
       h("p", { class: "muted small", text: t("lobby.public_help") }),
     ),
-    start,
+    h("div", { class: "start-row" }, start, rated),
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!me) return navigate("/signin?next=/");
     const body = { rules: chosen, public: visible.checked };
+    if (event.submitter === rated) body.rated = true; // always a certified deal of the server's choice
     // A chosen seed is that deal; otherwise a certified one when asked for.
-    if (seed.value.trim()) body.seed = Number(seed.value.trim());
+    else if (seed.value.trim()) body.seed = Number(seed.value.trim());
     else if (winnable.checked) body.winnable = true;
     start.disabled = true;
+    if (rated) rated.disabled = true;
     try {
       const game = await api.post("/games", body);
       navigate(`/games/${game.id}`);
@@ -112,6 +116,7 @@ function renderNewGame(panel, rules, me) {
       toast(fields || error.detail || t("error.network"), "error");
     } finally {
       start.disabled = false;
+      if (rated) rated.disabled = false;
     }
   });
   replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
