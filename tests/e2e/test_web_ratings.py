@@ -57,16 +57,25 @@ def shoot(page: Any, shots: Path, name: str) -> None:
 def test_a_rated_game_from_the_lobby_its_change_and_the_profiles_chart(
     pages, server, shots, size
 ) -> None:
-    pools.fill("classic", 3)
+    pools.fill("classic", 4)
     player = signed_up(server, f"rated{size[0]}")
     # An earlier rated game, lost through the API, so that the chart has two points.
     first = player.api.post("/games", json={"rules": "classic", "rated": True})
     assert first.status_code == 201, first.text
     player.api.post(f"/games/{first.json()['id']}/commands", json={"type": "resign"})
+    # One left in play: a new rated game would resign it, so the lobby asks first.
+    unfinished = player.api.post("/games", json={"rules": "classic", "rated": True}).json()
 
     page = pages(player, path="/", size=size, touch=size[0] < 600)
     page.click("#start-rated")
+    page.wait_for_selector("dialog #rated-open")
+    shoot(page, shots, "ratings-abandon")
+    page.click("dialog [data-value=cancel]")
+    assert player.api.get(f"/games/{unfinished['id']}").json()["status"] == "playing"
+    page.click("#start-rated")
+    page.click("dialog [data-value=yes]")
     page.wait_for_selector("#rated-tag")
+    assert player.api.get(f"/games/{unfinished['id']}").json()["status"] == "resigned"
     assert page.locator("#certified").count() == 1  # a certified deal, its difficulty shown
     page.wait_for_selector(".tableau .card")
     page.keyboard.press("x")
@@ -85,10 +94,11 @@ def test_a_rated_game_from_the_lobby_its_change_and_the_profiles_chart(
     assert value.text_content() == f"{round(rating['after'])}?"
     chart = page.wait_for_selector("#chart-classic")
     points = chart.eval_on_selector("polyline", "line => line.getAttribute('points')").split()
-    assert len(points) == 2
-    # The newer, lower rating is drawn lower (SVG's y grows downwards).
-    assert float(points[1].split(",")[1]) > float(points[0].split(",")[1])
-    assert "2 changes" in chart.get_attribute("aria-label")
+    assert len(points) == 3  # two resigned, one abandoned: three losses
+    # Each newer, lower rating is drawn lower (SVG's y grows downwards).
+    heights = [float(point.split(",")[1]) for point in points]
+    assert heights == sorted(heights) and heights[0] < heights[-1]
+    assert "3 changes" in chart.get_attribute("aria-label")
     shoot(page, shots, "ratings-profile")
 
 

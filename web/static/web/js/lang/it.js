@@ -446,4 +446,8 @@ export default {
   "rating.chart_games.other": "{n} variazioni",
   "boards.metric_rating": "Punteggio",
   "boards.rating_note": "Giocatori il cui punteggio non è più provvisorio, da sempre.",
+  "rated.abandon_title": "Lasciare la partita valutata?",
+  "rated.abandon_text": "Hai una partita valutata di questa variante in corso. Una nuova partita valutata la abbandona, e conta come sconfitta.",
+  "rated.abandon_open": "Torna a quella partita",
+  "rated.abandon_yes": "Abbandonala e dai una nuova smazzata",
 };

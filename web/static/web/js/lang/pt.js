@@ -446,4 +446,8 @@ export default {
   "rating.chart_games.other": "{n} mudanças",
   "boards.metric_rating": "Pontuação",
   "boards.rating_note": "Jogadores cuja pontuação já não é provisória, desde sempre.",
+  "rated.abandon_title": "Abandonar a sua partida ranqueada?",
+  "rated.abandon_text": "Você tem uma partida ranqueada desta variante em andamento. Uma nova partida ranqueada a abandona, e conta como derrota.",
+  "rated.abandon_open": "Voltar a ela",
+  "rated.abandon_yes": "Abandoná-la e distribuir outra",
 };

@@ -3,7 +3,7 @@
 // conditional GET: nothing comes back until the list changes).
 
 import * as api from "../api.js";
-import { h, replace, toast } from "../dom.js";
+import { h, modal, replace, toast } from "../dom.js";
 import { plural, t } from "../i18n.js";
 import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
@@ -109,6 +109,8 @@ function renderNewGame(panel, rules, me) {
     start.disabled = true;
     if (rated) rated.disabled = true;
     try {
+      // A new rated game resigns an unfinished one of the ruleset (a loss): ask first.
+      if (body.rated && !(await mayAbandonRated(me, chosen))) return;
       const game = await api.post("/games", body);
       navigate(`/games/${game.id}`);
     } catch (error) {
@@ -120,6 +122,22 @@ function renderNewGame(panel, rules, me) {
     }
   });
   replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
+}
+
+/** Whether the player has no rated game of `rules` in play, or agrees to resign it. */
+async function mayAbandonRated(me, rules) {
+  const page = await api.gamesPage({ owner: me.username, status: "playing", rules, limit: 50 });
+  const open = page.results.find((g) => g.rated && g.owner === me.username);
+  if (!open) return true;
+  const answer = await modal({
+    title: t("rated.abandon_title"),
+    body: [h("p", { text: t("rated.abandon_text") }), h("p", {}, h("a", { href: `/games/${open.id}`, id: "rated-open", text: t("rated.abandon_open") }))],
+    buttons: [
+      { label: t("dialog.cancel"), value: "cancel", primary: true },
+      { label: t("rated.abandon_yes"), value: "yes", danger: true },
+    ],
+  });
+  return answer === "yes";
 }
 
 async function loadDaily(panel, stops) {
