@@ -223,8 +223,9 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     if (answer === "line") navigate(`/games/${game.id}?line`, { replace: true });
     else if (answer === "again") {
       try {
-        // The same kind of deal again: a certified one if this one was.
-        const next = await api.post("/games", { rules: game.rules, public: game.public, ...(game.certified ? { winnable: true } : {}) });
+        // The same kind of game again: rated, or a certified deal, if this one was.
+        const kind = game.rated ? { rated: true } : game.certified ? { winnable: true } : {};
+        const next = await api.post("/games", { rules: game.rules, public: game.public, ...kind });
         navigate(`/games/${next.id}`);
       } catch (error) {
         toast(error.detail || t("error.network"), "error");
