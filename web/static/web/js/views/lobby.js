@@ -155,8 +155,10 @@ async function loadDaily(panel, stops) {
       h("a", { href: "/daily", class: "btn btn-gold btn-wide", id: "daily-link", text: t("daily.race") }),
       h("a", { href: "/archive", class: "small archive-link", text: t("archive.link") }),
     );
-  } catch {
-    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: "form-error", text: t("error.network") }));
+  } catch (error) {
+    // The server's own reason when it answered (a day still being prepared), else the network.
+    const reason = error instanceof api.ApiError ? error.detail : t("error.network");
+    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: error instanceof api.ApiError ? "muted" : "form-error", id: "daily-problem", text: reason }));
   }
 }
 
