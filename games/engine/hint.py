@@ -4,7 +4,9 @@
 count) and never a state, so no hidden card can reach it. It deals the unseen cards (the
 deck less every card the view shows) into the face-down places and the reserve ``samples``
 times, solves each completion with full information under a small budget, and recommends
-the action that wins in the most of them. When no sample is won within the budget, it
+the action worth the most won samples: for an action that shows a card, those it wins in;
+for one that shows none, those that one plan (the same actions in every sample, up to the
+next card shown) wins in. When no sample is won within the budget, it
 recommends the action after which the fewest samples are proved lost (ties, and positions
 lost in every sample, go to the one-move heuristic of :mod:`games.engine.heuristic`).
 
@@ -46,6 +48,9 @@ SAMPLES = 128
 SAMPLE_BUDGET = 400
 #: Wall-clock seconds after which a hint stops refining and answers with what it has.
 TIME_LIMIT = 0.25
+#: Under a time limit, the hint first chooses from this many samples, and answers with that
+#: choice when the limit cuts the choice from all of them short.
+QUICK_SAMPLES = 32
 
 Source = Literal["solver", "heuristic", "none"]
 Hinted = Move | CellMove | Deal
@@ -164,19 +169,21 @@ def hint(
     the next choice, where each sample's solver knew everything already), then to the one
     the one-move heuristic prefers, then to the one more winning lines started with, then
     to the order of ``/moves``. On the 150 first classic deals that full information wins,
-    the follower of 128 samples won 95 with ties to the heuristic first and 101 this way. A sample
-    the solver does not win cannot be won after any action, or was not decided within the
-    budget: it counts for no action.
+    the follower of 128 samples won 95 with ties to the heuristic first and 101 this way.
+    A sample the solver does not win cannot be won after any action, or was not decided
+    within the budget: it counts for no action.
 
     When no sample is won, the samples the solver did not decide are searched again after
     each action, and the hint is the action after which the most of them are not proved
     lost (``source`` ``heuristic``, ``wins`` 0).
 
     ``time_limit`` (seconds of wall clock, None for none) bounds the work when the machine
-    is busy: past it, the hint stops solving samples (``samples`` is then the number
-    solved), stops trying plans, and answers with the best action found so far (or, before
-    any was tried in full, the first move of the most won lines). On a quiet machine the
-    limit is never reached and the hint depends on the view alone.
+    is busy. Under a limit the hint first chooses from the first :data:`QUICK_SAMPLES`
+    samples, then from all of them; past the limit it stops solving and trying, and
+    answers with the choice from all samples when it was made, else the quick one, else
+    the best action tried in full, else the first move of the most won lines (``samples``
+    is then the number solved). On a quiet machine the limit is never reached and the
+    hint depends on the view alone.
     """
     if view["status"] != PLAYING:
         return Hint(None, 0, 0, "none")
@@ -195,6 +202,18 @@ def hint(
     won: list[tuple[State, tuple[Action, ...]]] = []
     undecided: list[State] = []
     solved = 0
+    shown = {action: _cards_shown(some, apply(some, action)[0]) for action in legal}
+
+    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
+        return (
+            -wins,
+            -shown[action],
+            preference.get(action, len(preference)),
+            -first_moves[action],
+            order[action],
+        )
+
+    quick: Hint | None = None
     for state in states:
         if clock.late():
             break
@@ -207,21 +226,17 @@ def hint(
                 won.append((state, solution.line))
         elif solution.verdict == "unknown":
             undecided.append(state)
+        if solved == QUICK_SAMPLES < samples and won and time_limit is not None:
+            action, wins, complete = _choose(rules, legal, won, rank, budget, plans, clock)
+            if complete and action is not None:
+                quick = Hint(action, wins, solved, "solver")
     if not won:
         return _least_lost(rules, view, legal, undecided, budget, preference, solved, clock)
-
-    shown = {action: _cards_shown(some, apply(some, action)[0]) for action in legal}
-
-    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
-        return (
-            -wins,
-            -shown[action],
-            preference.get(action, len(preference)),
-            -first_moves[action],
-            order[action],
-        )
-
-    best, wins = _choose(rules, legal, won, rank, budget, plans, clock)
+    if quick is not None and clock.late():
+        return quick
+    best, wins, complete = _choose(rules, legal, won, rank, budget, plans, clock)
+    if not complete and quick is not None:
+        return quick
     if best is None:  # out of time before any action was tried in full
         best = min(legal, key=lambda action: (-first_moves[action], rank(action, 0)))
         wins = first_moves[best]
@@ -253,9 +268,10 @@ def _choose(
     budget: int,
     plans: bool,
     clock: _Clock,
-) -> tuple[Hinted | None, int]:
-    """The action of least ``rank(action, worth)`` and its worth (see :func:`hint`), or
-    None when the clock ran out before any action was tried in full.
+) -> tuple[Hinted | None, int, bool]:
+    """The action of least ``rank(action, worth)``, its worth (see :func:`hint`), and
+    whether every action was weighed before the clock ran out (if not, the best of those
+    tried in full, or None).
 
     An action's worth never exceeds the won samples, so actions are tried in the order of
     their best possible rank and dropped as soon as they cannot beat the best so far, as
@@ -268,12 +284,12 @@ def _choose(
         if best is not None and rank(action, total) >= best_rank:
             break
         if clock.late():
-            break
+            return best, best_worth, False
         kept: list[tuple[State, tuple[Action, ...]]] = []
         failed = 0
         for state, line in won:
             if clock.late():
-                return best, best_worth
+                return best, best_worth, False
             after = apply(state, action)[0]
             if line[0] == action:
                 kept.append((after, line[1:]))
@@ -294,7 +310,7 @@ def _choose(
                 worth = _plan_value(rules, kept, budget, need, clock)
             if best is None or rank(action, worth) < best_rank:
                 best, best_rank, best_worth = action, rank(action, worth), worth
-    return best, best_worth
+    return best, best_worth, not clock.late()
 
 
 def _plan_value(
