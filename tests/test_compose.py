@@ -85,6 +85,12 @@ def test_the_deployment_has_its_services(services: dict[str, Any]) -> None:
     for name in ("db", "redis", "proxy", *web_services(services)):
         assert "healthcheck" in services[name], name
     assert services["migrate"]["command"][-3:] == ["manage.py", "migrate", "--noinput"]
+    # The solver's queue has a service of its own; the clock's worker leaves it alone.
+    assert services["solver"]["command"][2:5] == ["worker", "--queues", "solver"]
+    assert services["worker"]["command"][2:] == ["worker", "--exclude-queues", "solver"]
+    for name in ("worker", "solver"):
+        assert "healthcheck" in services[name], name
+        assert services[name]["environment"] == services["web1"]["environment"], name
     assert "--no-migrate" in (ROOT / "Dockerfile").read_text()
 
 
@@ -138,6 +144,22 @@ def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     from django.conf import settings
 
     assert int(body_limit.group(1)) * 1024 == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def test_the_proxy_logs_no_query_string() -> None:
+    """A URL's query may carry a WebSocket ticket (or a key a client should not have sent):
+    the access log's format writes the path only, and it is the format in use."""
+    conf = re.sub(r"#.*", "", (ROOT / "deploy" / "nginx.conf").read_text())
+    formats = dict(re.findall(r"log_format\s+(\w+)\s+((?:'[^']*'\s*)+);", conf))
+    assert set(formats) == {"scorpion"}
+    assert "$uri" in formats["scorpion"]
+    for leaky in ("$request ", '$request"', "$request_uri", "$args", "$query_string", "$arg_"):
+        assert leaky not in formats["scorpion"], leaky
+    assert "$http_referer" not in formats["scorpion"]  # a page's URL, with its query
+    logs = re.findall(r"access_log\s+([^;]*);", conf)
+    assert logs and all(line.split()[-1] in ("scorpion", "off") for line in logs), logs
+    smoke = (ROOT / "deploy" / "smoke" / "smoke.py").read_text()
+    assert "proxy_log_keeps_no_secret(compose" in smoke  # the smoke test reads the real log
 
 
 def test_the_proxy_retries_only_what_was_not_delivered() -> None:
