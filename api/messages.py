@@ -126,3 +126,36 @@ def too_large_body(request_id: str | None = None) -> dict[str, Any]:
     if request_id is not None:
         body["request_id"] = request_id
     return body
+
+
+#: ``description`` of each ruleset in ``GET /rules`` (docs/api.md#get-rules), by its API name.
+RULESET_DESCRIPTIONS: dict[str, Promise] = {
+    "classic": _(
+        "The standard game: build down in the same suit; only a King, or a group headed by "
+        "one, fills an empty column; complete runs leave the tableau; the three reserve cards"
+        " may be dealt at any time; up to 100 actions can be undone."
+    ),
+    "easy": _("As classic, but a card goes onto the next higher card of any suit."),
+    "cards4": _(
+        "As classic, but complete runs are looked for on every column, a whole column never "
+        "moves into an empty one, and undo is unlimited."
+    ),
+    "traditional": _(
+        "The old rules: complete runs stay on the tableau, the reserve may be dealt only when"
+        " no move is left, nothing can be undone, and the game is lost when no move is left."
+    ),
+    "open": _("As traditional, with unlimited undo and no loss when no move is left."),
+    "wasp": _(
+        "As classic, but any card fills an empty column, complete runs are looked for on "
+        "every column, and undo is unlimited."
+    ),
+    "scorpion2": _("As cards4, with face-down cards in three columns instead of four."),
+    "three_blind_mice": _(
+        "As cards4, on ten columns with two free cells and no reserve: seven columns of five "
+        "face-up cards, three of three face-down cards under two face-up ones."
+    ),
+    "double": _(
+        "As cards4, with two decks on ten columns: eight complete runs win, and the reserve "
+        "holds four cards."
+    ),
+}

@@ -9,7 +9,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.utils.http import parse_etags
@@ -81,10 +83,22 @@ class RulesListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         body: RulesBody = {
-            "results": [cast(RulesetBody, rules.describe()) for rules in engine.RULESETS.values()],
+            "results": [_ruleset(rules) for rules in engine.RULESETS.values()],
             "default": engine.DEFAULT_RULES.name,
         }
         return Response(body)
+
+
+def _ruleset(rules: engine.Ruleset) -> RulesetBody:
+    """A ruleset's parameters, with its description in the request's language and in every
+    language the API speaks."""
+    text = messages.RULESET_DESCRIPTIONS[rules.name]
+    descriptions = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            descriptions[language] = str(text)
+    described = {**rules.describe(), "description": str(text), "descriptions": descriptions}
+    return cast(RulesetBody, described)
 
 
 # --- the games collection --------------------------------------------------------------------

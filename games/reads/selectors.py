@@ -13,10 +13,12 @@ import contextlib
 import datetime as dt
 import json
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Q, QuerySet
 
@@ -264,16 +266,39 @@ def challenge_get(date: str | dt.date) -> DailyChallenge:
     return challenges.challenge_get(day)
 
 
-def challenge_standings(date: dt.date) -> list[StandingBody]:
-    """The race's standings, best first (docs/api.md#standings)."""
+def challenge_standings(date: dt.date, viewer: Viewer = visibility.ANONYMOUS) -> list[StandingBody]:
+    """The race's standings, best first (docs/api.md#standings), each row with its game's id
+    where ``viewer`` may read it (else null)."""
     entries: list[StandingBody] = json.loads(standings.ranked(date)[1])
+    _hide_games(entries, "game", None, secret=challenges.is_open(date), viewer=viewer)
     return entries
 
 
 def standings_ranked(date: dt.date) -> tuple[int, str]:
-    """``(revision, the ranked standings as JSON text)`` of a race, in one query."""
+    """``(revision, the ranked standings as JSON text)`` of a race, in one query, naming
+    games as live frames do (``visibility.standing_games_shown``)."""
     metrics.standings_recomputations.inc()
-    return standings.ranked(date)
+    shown = visibility.standing_games_shown(
+        secret=challenges.is_open(date), viewer=visibility.ANONYMOUS, own=False
+    )
+    return standings.ranked(date, games=shown)
+
+
+def _hide_games(
+    rows: Sequence[Mapping[str, Any]], key: str, hidden: Any, *, secret: bool, viewer: Viewer
+) -> None:
+    """Set ``key`` (a row's game or games) to ``hidden`` in every row whose games ``viewer``
+    may not read (``visibility.standing_games_shown``)."""
+    if not secret or viewer.staff:
+        return
+    name = None
+    if viewer.user_id is not None:
+        users = get_user_model().objects.filter(pk=viewer.user_id)
+        name = users.values_list("username", flat=True).first()
+    for row in rows:
+        own = name is not None and row["player"] == name
+        if not visibility.standing_games_shown(secret=secret, viewer=viewer, own=own):
+            cast(dict[str, Any], row)[key] = hidden
 
 
 # --- leaderboards ----------------------------------------------------------------------------
@@ -419,15 +444,21 @@ def arena_view(arena: Contest) -> ArenaBody:
     return presenters.arena_body(arena, _entrants(arena))
 
 
-def race_standings(race: Contest) -> list[RaceStandingBody]:
-    """A race's standings, best first (docs/api.md#race-standings)."""
+def race_standings(race: Contest, viewer: Viewer = visibility.ANONYMOUS) -> list[RaceStandingBody]:
+    """A race's standings, best first (docs/api.md#race-standings), each row with its games
+    where ``viewer`` may read them (else null)."""
     entries: list[RaceStandingBody] = json.loads(contests.ranked(race)[1])
+    _hide_games(entries, "games", None, secret=contests.is_secret(race.id), viewer=viewer)
     return entries
 
 
-def arena_standings(arena: Contest) -> list[ArenaStandingBody]:
-    """An arena's leaderboard, most points first (docs/api.md#arena-standings)."""
+def arena_standings(
+    arena: Contest, viewer: Viewer = visibility.ANONYMOUS
+) -> list[ArenaStandingBody]:
+    """An arena's leaderboard, most points first (docs/api.md#arena-standings), each row
+    with its games where ``viewer`` may read them (else null)."""
     entries: list[ArenaStandingBody] = json.loads(contests.ranked(arena)[1])
+    _hide_games(entries, "games", None, secret=contests.is_secret(arena.id), viewer=viewer)
     return entries
 
 

@@ -257,6 +257,14 @@ class StandingBody(TypedDict):
     revealed: Annotated[int, Doc("face-down cards turned up")]
     elapsed_ms: Annotated[int, Doc("from joining to the last event (to the win)")]
     hints: Annotated[int, Doc("hints the player was shown during the race")]
+    game: Annotated[
+        str | None,
+        Format("uuid"),
+        Doc(
+            "the player's game, where the caller may read it (everyone's once the day is over; "
+            "one's own and, to staff, every one while it runs); else null"
+        ),
+    ]
     started_at: Annotated[
         Timestamp, Doc("when the player joined: a playing entry's clock runs from it")
     ]
@@ -473,6 +481,10 @@ class RulesetBody(TypedDict):
     deal: Annotated[str, Choices(("any_time", "when_stuck"))]
     undo_depth: Annotated[int | None, Doc("null: unlimited")]
     lose_when_blocked: bool
+    description: Annotated[str, Doc("what sets the ruleset apart, in the request's language")]
+    descriptions: Annotated[
+        dict[str, str], Doc("the description in every language the API speaks: en, it, es, pt")
+    ]
 
 
 class RulesBody(TypedDict):
@@ -651,6 +663,14 @@ class RaceStandingBody(TypedDict):
         int | None, Doc("from the race's start to the racer's last win; null with no win")
     ]
     hints: Annotated[int, Doc("hints the racer was shown, over all their deals")]
+    games: Annotated[
+        list[Annotated[str, Format("uuid")]] | None,
+        Doc(
+            "the player's games in the order they were dealt, where the caller may read them "
+            "(everyone's once it is finished; one's own and, to staff, every one while it "
+            "runs); else null"
+        ),
+    ]
 
 
 class ArenaStandingBody(TypedDict):
@@ -664,6 +684,14 @@ class ArenaStandingBody(TypedDict):
     won: int
     sequences: int
     hints: Annotated[int, Doc("hints the player was shown, over all their deals")]
+    games: Annotated[
+        list[Annotated[str, Format("uuid")]] | None,
+        Doc(
+            "the player's games in the order they were dealt, where the caller may read them "
+            "(everyone's once it is finished; one's own and, to staff, every one while it "
+            "runs); else null"
+        ),
+    ]
 
 
 class RaceStandingsBody(TypedDict):

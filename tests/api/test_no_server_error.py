@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from games.boards import metrics as board_metrics
 from games.engine import RULESETS
+from games.writes import accounts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -118,10 +119,8 @@ def assert_client_error(response: Any, url: str) -> None:
 @pytest.fixture
 def world(django_user_model) -> dict[str, Any]:
     """A player with a token, their game and their race: ids and codes to aim at."""
-    from rest_framework.authtoken.models import Token
-
     user = django_user_model.objects.create_user("edge", password="pw-edge-123")
-    token = Token.objects.create(user=user).key
+    token = accounts.key_issue(user=user)
     client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Token {token}")
     game = client.post("/api/v1/games", {"seed": 1}, content_type="application/json").json()
     race = client.post(

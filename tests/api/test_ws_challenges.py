@@ -96,6 +96,8 @@ def test_standings_first_then_after_every_change(racers) -> None:
         ("alice", "resigned"),
         ("bob", "playing"),
     ]
+    # While the day runs, the frames (alike for every watcher) name no game.
+    assert all(r["game"] is None for frame in frames for r in frame["results"])
 
 
 def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:

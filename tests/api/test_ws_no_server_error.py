@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from api import ws_limits
+from games.writes import accounts
 from scorpion_server.asgi import application
 
 from .test_no_server_error import date_texts, odd_texts
@@ -70,10 +71,9 @@ def assert_refused_with_a_code(code: int | None, path: str) -> None:
 def ids(django_user_model) -> dict[str, Any]:
     """A real game and race, so that a path can be a real one with something glued on."""
     from django.test import Client
-    from rest_framework.authtoken.models import Token
 
     user = django_user_model.objects.create_user("edge", password="pw-edge-123")
-    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client = Client(HTTP_AUTHORIZATION=f"Token {accounts.key_issue(user=user)}")
     game = client.post("/api/v1/games", {"seed": 1}, content_type="application/json").json()
     race = client.post(
         "/api/v1/races", {"countdown": 60, "time_limit": 600}, content_type="application/json"
