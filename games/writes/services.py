@@ -124,16 +124,17 @@ def game_create(
 def _from_pool(*, owner: User, rules: engine.Ruleset, public: bool) -> FromPool:
     """A game of a deal drawn from the pool of ``rules``, drawn and started in one
     transaction: a game that fails to start gives the deal back."""
+    game_id = uuid.uuid4()
     with transaction.atomic():
-        certified = pools.draw(rules.name, owner)
+        certified = pools.draw(rules.name, owner, game_id=game_id)
         written = _start_game(
             owner=owner,
             rules=rules,
             seed=certified.seed,
             cards=engine.seeded_deal(rules, certified.seed),
             public=public,
+            game_id=game_id,
         )
-        pools.played(certified, owner, written.game_id)
     return FromPool(written.stream, written.summary, certified)
 
 
@@ -186,8 +187,10 @@ def _start_game(
     challenge: str | None = None,
     contest: str | None = None,
     round_: int | None = None,
+    game_id: uuid.UUID | None = None,
 ) -> Written:
-    """Start a game: its ``created`` event and every read model of it, in one statement."""
+    """Start a game: its ``created`` event and every read model of it, in one statement
+    (``game_id``: its id, when the caller chose it; else a new one)."""
     created = events.Created(
         rules=rules.name,
         seed=seed,
@@ -198,7 +201,7 @@ def _start_game(
         contest=contest,
         round=round_,
     )
-    change = projections.create(created, owner=owner)
+    change = projections.create(created, owner=owner, game_id=game_id)
     return Written(change.after, change.summary)
 
 
