@@ -25,11 +25,14 @@ from games.reads.shapes import Choices, Doc, ErrorBody, Format
 
 _MEANINGS = {
     400: "malformed request: code `invalid`, with `fields` {name: [messages]}; "
-    "`winnable_with_deal` for a winnable game asked with a seed or a deal",
+    "`winnable_with_deal` for a winnable game asked with a seed or a deal; `rated_with_deal` "
+    "for a rated game asked with a seed or a deal, `rated_no_pool` for a rated game of a "
+    "ruleset without a pool",
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
-    "`race_started`, `not_entrant`, `banned`, `permission_denied`)",
+    "`race_started`, `not_entrant`, `banned`, `permission_denied`, `wrong_password`, "
+    "`analysis_not_yet`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     406: "the client accepts none of the operation's media types (`not_acceptable`)",
     409: "`version_conflict` or `stale_card` (`version` is the game's current version); "

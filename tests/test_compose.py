@@ -146,6 +146,22 @@ def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     assert int(body_limit.group(1)) * 1024 == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
+def test_the_proxy_logs_no_query_string() -> None:
+    """A URL's query may carry a WebSocket ticket (or a key a client should not have sent):
+    the access log's format writes the path only, and it is the format in use."""
+    conf = re.sub(r"#.*", "", (ROOT / "deploy" / "nginx.conf").read_text())
+    formats = dict(re.findall(r"log_format\s+(\w+)\s+((?:'[^']*'\s*)+);", conf))
+    assert set(formats) == {"scorpion"}
+    assert "$uri" in formats["scorpion"]
+    for leaky in ("$request ", '$request"', "$request_uri", "$args", "$query_string", "$arg_"):
+        assert leaky not in formats["scorpion"], leaky
+    assert "$http_referer" not in formats["scorpion"]  # a page's URL, with its query
+    logs = re.findall(r"access_log\s+([^;]*);", conf)
+    assert logs and all(line.split()[-1] in ("scorpion", "off") for line in logs), logs
+    smoke = (ROOT / "deploy" / "smoke" / "smoke.py").read_text()
+    assert "proxy_log_keeps_no_secret(compose" in smoke  # the smoke test reads the real log
+
+
 def test_the_proxy_retries_only_what_was_not_delivered() -> None:
     """A dead process is skipped; a POST that reached a process is never sent twice."""
     conf = (ROOT / "deploy" / "nginx.conf").read_text()

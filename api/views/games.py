@@ -9,7 +9,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.utils.http import parse_etags
@@ -34,7 +36,7 @@ from api.parsers import JSONRenderer
 from api.renderers import NotationRenderer
 from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
-from games import engine, metrics
+from games import clock, engine, metrics
 from games.errors import GameNotFound, HintNeedsPost
 from games.reads import presenters, selectors, visibility
 from games.reads.shapes import (
@@ -81,10 +83,22 @@ class RulesListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         body: RulesBody = {
-            "results": [cast(RulesetBody, rules.describe()) for rules in engine.RULESETS.values()],
+            "results": [_ruleset(rules) for rules in engine.RULESETS.values()],
             "default": engine.DEFAULT_RULES.name,
         }
         return Response(body)
+
+
+def _ruleset(rules: engine.Ruleset) -> RulesetBody:
+    """A ruleset's parameters, with its description in the request's language and in every
+    language the API speaks."""
+    text = messages.RULESET_DESCRIPTIONS[rules.name]
+    descriptions = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            descriptions[language] = str(text)
+    described = {**rules.describe(), "description": str(text), "descriptions": descriptions}
+    return cast(RulesetBody, described)
 
 
 # --- the games collection --------------------------------------------------------------------
@@ -121,9 +135,10 @@ def _a_time(position: Any) -> bool:
     ):  # fromisoformat stops at a NUL and accepts the rest
         return False
     try:
-        return parse_datetime(position) is not None
+        at = parse_datetime(position)
     except ValueError:  # the shape of a time, with impossible values
         return False
+    return at is not None and clock.storable(at)
 
 
 class GameCreateApi(APIView):
@@ -135,7 +150,7 @@ class GameCreateApi(APIView):
         "proved winnable, from the ruleset's pool)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415, 503)},
         auth=SIGNED_IN,
     )
     def post(self, request: Request) -> Response:

@@ -18,7 +18,10 @@ The steps, each printed with its time:
 7. stop the database while a writer keeps sending commands: they are answered 503 with
    ``Retry-After``; start it again: the writer's retries (same ``Idempotency-Key``)
    succeed, and every acknowledged command is in the events table, once;
-8. ``docker-compose down -v`` leaves no container, network or volume of the project.
+8. a WebSocket opens through the proxy with a ticket (``POST /api/v1/auth/ws-ticket``) and
+   another tries a key in its URL (refused with 4401): the proxy's log then names their
+   path but holds neither the key nor the ticket, nor any query string;
+9. ``docker-compose down -v`` leaves no container, network or volume of the project.
 
 Anything unexpected raises :class:`SmokeFailure`; the services' logs are then shown and
 the deployment is taken down all the same (``SMOKE_KEEP=1`` leaves it up to look at).
@@ -552,9 +555,42 @@ def scenario(compose: Compose) -> None:
 
         with step("every acknowledged command is in the events table, once"):
             verify_events(compose, game_id, player)
+
+        with step("WebSockets with a ticket and with a key: the proxy's log holds neither"):
+            proxy_log_keeps_no_secret(compose, game_id, token)
     finally:
         for spectator in spectators.values():
             spectator.stop()
+
+
+def proxy_log_keeps_no_secret(compose: Compose, game_id: str, token: str) -> None:
+    """Open the game's feed through the proxy with a ticket, and try it with the key in the
+    URL (refused); the proxy's log must name the path, and never a key, a ticket or any
+    query string (the spectators' ``?after=`` resumes included)."""
+    client = httpx.Client(base_url=PROXY, headers={"Authorization": f"Token {token}"}, timeout=30)
+    response = client.post("/api/v1/auth/ws-ticket")
+    check(response.status_code == 201, f"ws-ticket: {response.text}")
+    ticket = response.json()["ticket"]
+    path = f"/ws/games/{game_id}/"
+    feed = f"ws://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}{path}"
+    before = compose.logs("proxy").count(f"GET {path} ")
+    with connect(f"{feed}?ticket={ticket}", open_timeout=10) as ws:
+        frame = json.loads(ws.recv(timeout=10))
+        check(frame["type"] == "snapshot", f"with a ticket, the first frame: {frame}")
+    with connect(f"{feed}?token={token}", open_timeout=10) as ws:
+        frame = json.loads(ws.recv(timeout=10))
+        check(frame == {"type": "error", "code": "token_in_url"}, f"with a key: {frame}")
+    # nginx writes a WebSocket's line when it closes.
+    log = wait_for(
+        "the proxy's log of both connections",
+        lambda: (text := compose.logs("proxy")).count(f"GET {path} ") >= before + 2 and text,
+        10,
+    )
+    check(token not in log, "the proxy's log holds the key")
+    check(ticket not in log, "the proxy's log holds the ticket")
+    queries = [line for line in log.splitlines() if "/ws/" in line and "?" in line]
+    check(not queries, f"the proxy's log holds query strings: {queries[:3]}")
+    say(f"proxy log: {log.count(f'GET {path} ')} lines for {path}, no key, no ticket, no query")
 
 
 def outage(compose: Compose, player: Player, plan: list[dict[str, Any]]) -> None:

@@ -46,8 +46,15 @@ def schedule(timestamp: int) -> None:
         done = schedule_run()
     finally:
         close_old_connections()
-    if done.days or done.sealed:
-        logger.info("scheduled work: days %s prepared, races %s sealed", done.days, done.sealed)
+    if done.days or done.sealed or done.published.games or done.written:
+        logger.info(
+            "scheduled work: days %s prepared, races %s sealed, %d games entered the public"
+            " log, %d entries written",
+            done.days,
+            done.sealed,
+            done.published.games,
+            done.written,
+        )
 
 
 @app.periodic(cron="17 4 * * *", periodic_id="every-night")

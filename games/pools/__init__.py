@@ -28,7 +28,7 @@ from games.errors import PoolEmpty
 from games.pools import certify
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 
-__all__ = ["CertifiedDeal", "fill", "draw", "played", "fresh_count", "PoolEmpty"]
+__all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "PoolEmpty"]
 
 logger = logging.getLogger(__name__)
 
@@ -102,12 +102,6 @@ def _draw_once(
     if values[0] is None:
         return bool(picked), None
     return True, CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
-
-
-def played(deal: CertifiedDeal, player: Any, game_id: uuid.UUID) -> None:
-    """Record the game ``player`` was dealt ``deal`` in, after a :func:`draw` that was not
-    given its id."""
-    PoolDraw.objects.filter(deal=deal, player_id=player.pk).update(game_id=game_id)
 
 
 def fresh_count(rules: str) -> int:

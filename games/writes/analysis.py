@@ -2,9 +2,10 @@
 it, and stored (``GameAnalysis``); never a long search inside a request.
 
 Only for a finished game whose hidden cards the viewer may see (``visibility``): a game in
-play gets :class:`GameNotFinished`, a finished game of a daily challenge whose day is open
-gets ``challenge_in_progress``. So no solver output that uses hidden cards leaves the server
-while a game is played, nor while its deal is still everyone's race.
+play gets :class:`GameNotFinished`, a finished game of a daily challenge, race or arena that
+still runs gets ``analysis_not_yet`` (its owner's: others cannot read it then). So no
+solver output that uses hidden cards leaves the server while a game is played, nor while
+its deal is still everyone's race.
 
 A request searches ``ANALYSIS_INLINE_NODES`` nodes at most (a few milliseconds, in one of
 the process's solver slots, ``games.reads.slots``), once per game. Most finished games are
@@ -30,8 +31,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from games import clock, engine
 from games.engine import analysis
 from games.errors import (
-    ChallengeInProgress,
-    ContestInProgress,
+    AnalysisNotYet,
     GameNotFinished,
     GameNotFound,
     SolverBusy,
@@ -67,7 +67,7 @@ def game_analysis(seen: selectors.Seen, *, requester: str) -> GameAnalysis | Pen
     if not game.finished:
         raise GameNotFinished()
     if not visibility.analysis_shown(sight, game):
-        raise ChallengeInProgress() if game.contest is None else ContestInProgress()
+        raise AnalysisNotYet()
     stored = selectors.game_analysis(game)
     if stored is not None:
         return stored

@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import BooleanField
+from django.db.models import BooleanField, FloatField
 from django.db.models.expressions import RawSQL
 
 from games import engine, pools, projections
@@ -40,12 +41,16 @@ from games.errors import (
     GameNotFound,
     IdempotencyKeyReused,
     NotOwner,
+    RatedWithDeal,
+    RatedWithoutPool,
     RuleRefused,
     StaleCard,
     VersionConflict,
     WinnableWithDeal,
 )
 from games.metrics import Timings
+from games.ratings import parameters
+from games.ratings.models import PlayerRating
 from games.reads import selectors
 from games.store import append as store
 from games.store import events, streams
@@ -93,17 +98,27 @@ def game_create(
     deal: Sequence[str] | None = None,
     public: bool = True,
     winnable: bool = False,
+    rated: bool = False,
 ) -> Written:
     """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
 
     Neither ``seed`` nor ``deal``: a random seed. ``deal`` must be a complete deck for the
     ruleset (:class:`BadDeal` otherwise). ``winnable``: a deal of the ruleset's winnable
     pool the owner was never dealt (:class:`FromPool`; :class:`PoolEmpty` when none is
-    left, :class:`WinnableWithDeal` with a seed or a deal). A banned player cannot start
-    one (:class:`Banned`).
+    left, :class:`WinnableWithDeal` with a seed or a deal). ``rated``: a rated game of
+    such a deal, the one whose rating is nearest the owner's (:class:`RatedWithDeal` with
+    a seed or a deal, :class:`RatedWithoutPool` for a ruleset without a pool;
+    docs/ratings.md). A banned player cannot start one (:class:`Banned`).
     """
     check_not_banned(owner)
     ruleset = engine.RULESETS[rules]
+    if rated:
+        if seed is not None or deal is not None:
+            raise RatedWithDeal()
+        if ruleset.name not in settings.POOL_RULES:
+            raise RatedWithoutPool()
+        _abandon_rated(owner, ruleset.name)
+        return _from_pool(owner=owner, rules=ruleset, public=public, rated=True)
     if winnable:
         if seed is not None or deal is not None:
             raise WinnableWithDeal()
@@ -121,21 +136,62 @@ def game_create(
     return _start_game(owner=owner, rules=ruleset, seed=seed, cards=cards, public=public)
 
 
-def _from_pool(*, owner: User, rules: engine.Ruleset, public: bool) -> FromPool:
+def _from_pool(
+    *, owner: User, rules: engine.Ruleset, public: bool, rated: bool = False
+) -> FromPool:
     """A game of a deal drawn from the pool of ``rules``, drawn and started in one
-    transaction: a game that fails to start gives the deal back."""
+    transaction: a game that fails to start gives the deal back. A ``rated`` one is the
+    deal whose rating is nearest the owner's, as lichess picks puzzles near yours. The
+    game's id is chosen first, so that the draw records it in its one statement."""
     game_id = uuid.uuid4()
     with transaction.atomic():
-        certified = pools.draw(rules.name, owner, game_id=game_id)
+        order = _nearest_rating(owner, rules.name) if rated else None
+        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id)
         written = _start_game(
             owner=owner,
             rules=rules,
             seed=certified.seed,
             cards=engine.seeded_deal(rules, certified.seed),
             public=public,
+            difficulty=certified.difficulty if rated else None,
             game_id=game_id,
         )
     return FromPool(written.stream, written.summary, certified)
+
+
+def _abandon_rated(owner: User, rules: str) -> None:
+    """Resign the owner's unfinished rated pool games of ``rules``: starting another is
+    abandoning them, which scores 0 (docs/ratings.md). A game they restarted was scored
+    already and is only ended."""
+    unfinished = Game.objects.filter(
+        owner_id=owner.pk, rules=rules, rated=True, challenge__isnull=True, status="playing"
+    ).values_list("id", flat=True)
+    for game_id in unfinished:
+        game_command(game_id=game_id, actor=owner, command={"type": "resign"})
+
+
+def _nearest_rating(owner: User, rules: str) -> list[Any]:
+    """The pool's order for a rated draw: the deals whose rating (their first one, from
+    their difficulty, until someone played them) is nearest the owner's rating, then the
+    fresh ones, then the oldest."""
+    mine = (
+        PlayerRating.objects.filter(player_id=owner.pk, rules=rules)
+        .values_list("rating", flat=True)
+        .first()
+    )
+    distance = RawSQL(
+        """abs(COALESCE(
+            (SELECT d.rating FROM games_rating_deal d
+             WHERE d.rules = games_certified_deal.rules AND d.seed = games_certified_deal.seed),
+            %s + %s * games_certified_deal.difficulty) - %s)""",
+        (
+            parameters.DEAL_LOW,
+            parameters.DEAL_HIGH - parameters.DEAL_LOW,
+            parameters.START_RATING if mine is None else mine,
+        ),
+        output_field=FloatField(),
+    )
+    return [distance.asc(), "draws", "id"]
 
 
 def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
@@ -162,6 +218,7 @@ def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
                 cards=engine.seeded_deal(rules, challenge.seed),
                 public=True,
                 challenge=challenge.date.isoformat(),
+                difficulty=parameters.daily_difficulty(challenge.nodes),
             )
     except IntegrityError:  # the same player joined at the same moment elsewhere
         joined = _joined(challenge.date, player)
@@ -187,10 +244,12 @@ def _start_game(
     challenge: str | None = None,
     contest: str | None = None,
     round_: int | None = None,
+    difficulty: float | None = None,
     game_id: uuid.UUID | None = None,
 ) -> Written:
-    """Start a game: its ``created`` event and every read model of it, in one statement
-    (``game_id``: its id, when the caller chose it; else a new one)."""
+    """Start a game: its ``created`` event and every read model of it, in one statement. A
+    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md);
+    ``game_id`` is its id, when the caller chose it (else a new one)."""
     created = events.Created(
         rules=rules.name,
         seed=seed,
@@ -200,6 +259,8 @@ def _start_game(
         engine=engine.ENGINE_VERSION,
         contest=contest,
         round=round_,
+        rated=difficulty is not None,
+        difficulty=difficulty,
     )
     change = projections.create(created, owner=owner, game_id=game_id)
     return Written(change.after, change.summary)

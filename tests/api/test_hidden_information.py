@@ -184,6 +184,12 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
         scan.add(reader.get("/api/v1/games/live"))
         scan.add(reader.get("/api/v1/tv"))
         scan.add(reader.get("/api/v1/challenges"))
+        # The public log and its exports: a game in play is in neither.
+        scan.add(reader.get("/api/v1/log"))
+        scan.add(reader.get("/api/v1/log?format=json&limit=500"))
+        scan.add(reader.get("/api/v1/exports"))
+        # The end screen and the replay read the solver's analysis: never of a game in play.
+        assert scan.add(reader.get(f"{base}/analysis")).json()["code"] == "game_not_finished"
 
 
 RULESETS = list(engine.RULESETS)

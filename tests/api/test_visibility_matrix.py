@@ -25,19 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from games import clock, engine
 from games.dailies import contests as contests_domain
 from games.dailies.models import DailyChallenge, Entrant
 from games.store import notation, streams
 from games.store.models import Event, Game
-from games.writes import contests, moderation, services
+from games.writes import accounts, contests, moderation, services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,6 +54,17 @@ DAYS = {state: dt.date(2026, 3, 2 + number) for number, state in enumerate(STATE
 WIN = json.loads(
     (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
 )
+
+
+async def ticket(token: str) -> str:
+    """A WebSocket ticket of the account ``token`` opens: a key never goes in a URL."""
+
+    def issue() -> str:
+        found = accounts.key_authenticate(key=token)
+        assert found is not None
+        return accounts.ws_ticket_issue(user=found[0], key_id=found[1].pk)
+
+    return await database_sync_to_async(issue)()
 
 
 def noon(day: dt.date) -> dt.datetime:
@@ -282,7 +293,7 @@ def observe_rest(client: Any, game: Game) -> Iterator[tuple[str, str]]:
 
 
 async def watch(path: str, token: str | None) -> WebsocketCommunicator:
-    query = f"?token={token}" if token else ""
+    query = f"?ticket={await ticket(token)}" if token else ""
     joiner = "&" if "?" in path else "?"
     communicator = WebsocketCommunicator(application, path + (joiner + query[1:] if query else ""))
     connected, _ = await communicator.connect(timeout=5)
@@ -396,7 +407,7 @@ def people(django_user_model):
     call_command("grant_moderator", "mod", stdout=open("/dev/null", "w"))  # noqa: SIM115
     users["moderator"].refresh_from_db()
     tokens = {
-        viewer: None if user is None else Token.objects.create(user=user).key
+        viewer: None if user is None else accounts.key_issue(user=user)
         for viewer, user in users.items()
     }
     return users, tokens

@@ -186,6 +186,15 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     if (stopped) return;
     if (onFinished) return onFinished(game);
     const won = game.status === "won";
+    // What the solver says of the deal: could it be won, and where was the win lost. Its
+    // module loads only now, so that a game's first view does not wait for it.
+    const { analysisPanel, hasLine } = await import("./analysis.js");
+    const solver = analysisPanel(game, { id: "end-analysis" });
+    solver.ready.then((analysis) => {
+      if (analysis && hasLine(analysis)) {
+        solver.el.append(" ", h("button", { type: "button", class: "btn btn-small", id: "end-line", "data-close": "line", text: t("analysis.show_line") }));
+      }
+    });
     const answer = await modal({
       title: won ? t("end.won_title") : t("end.over_title"),
       className: won ? "end won" : "end lost",
@@ -197,6 +206,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
           h("dt", { text: t("stats.sequences") }), h("dd", { text: `${game.removed.length}/${rules.sequences_to_win}` }),
           h("dt", { text: t("stats.time") }), h("dd", { text: clock(new Date(game.finished_at || Date.now()) - new Date(game.created_at)) }),
         ),
+        solver.el,
       ],
       buttons: [
         ...(game.challenge ? [] : [{ label: t("end.again"), value: "again", primary: true }]),
@@ -204,10 +214,13 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
         { label: t("end.lobby"), value: "lobby" },
       ],
     });
+    solver.stop();
     if (stopped) return;
-    if (answer === "again") {
+    if (answer === "line") navigate(`/games/${game.id}?line`, { replace: true });
+    else if (answer === "again") {
       try {
-        const next = await api.post("/games", { rules: game.rules, public: game.public });
+        // The same kind of deal again: a certified one if this one was.
+        const next = await api.post("/games", { rules: game.rules, public: game.public, ...(game.certified ? { winnable: true } : {}) });
         navigate(`/games/${next.id}`);
       } catch (error) {
         toast(error.detail || t("error.network"), "error");

@@ -52,13 +52,24 @@ export function mount(root) {
   return () => stops.forEach((stop) => stop());
 }
 
+/** The rulesets where fewer than 90% of deals can be won (docs/solvability.md): a new game
+ *  of these is dealt from the winnable pool unless the player unticks it. */
+const MOSTLY_LOST = new Set(["classic", "traditional", "open", "wasp", "cards4", "scorpion2", "three_blind_mice"]);
+
 function renderNewGame(panel, rules, me) {
   let chosen = rules.default;
+  const winnable = h("input", { id: "winnable", type: "checkbox", checked: MOSTLY_LOST.has(chosen) || undefined });
+  let winnableTouched = false;
+  winnable.addEventListener("change", () => (winnableTouched = true));
+  const choose = (name) => {
+    chosen = name;
+    if (!winnableTouched) winnable.checked = MOSTLY_LOST.has(name);
+  };
   const options = rules.list.map((r) =>
     h(
       "label",
       { class: "rule-option" },
-      h("input", { type: "radio", name: "rules", value: r.name, checked: r.name === chosen || undefined, onchange: () => (chosen = r.name) }),
+      h("input", { type: "radio", name: "rules", value: r.name, checked: r.name === chosen || undefined, onchange: () => choose(r.name) }),
       h("span", { class: "rule-text" },
         h("span", { class: "rule-title", text: rulesTitle(r) }),
         h("span", { class: "rule-about", text: rulesDescription(r) }),
@@ -72,6 +83,9 @@ function renderNewGame(panel, rules, me) {
     "form",
     { class: "new-game-form" },
     h("fieldset", { class: "rule-list" }, h("legend", { text: t("lobby.ruleset") }), options),
+    h("div", { class: "option-row check winnable-row" }, winnable,
+      h("label", { for: "winnable" }, t("lobby.winnable"), h("span", { class: "muted small block", text: t("lobby.winnable_help") })),
+    ),
     h("details", { class: "advanced" },
       h("summary", { text: t("lobby.options") }),
       h("div", { class: "option-row" },
@@ -86,7 +100,9 @@ function renderNewGame(panel, rules, me) {
     event.preventDefault();
     if (!me) return navigate("/signin?next=/");
     const body = { rules: chosen, public: visible.checked };
+    // A chosen seed is that deal; otherwise a certified one when asked for.
     if (seed.value.trim()) body.seed = Number(seed.value.trim());
+    else if (winnable.checked) body.winnable = true;
     start.disabled = true;
     try {
       const game = await api.post("/games", body);
