@@ -75,6 +75,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def daphne_pid() -> int:
+    """The daphne process this benchmark started (a child of this process)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"daphne" in command:
+                return int(entry)
+    raise RuntimeError("no daphne process")
+
+
 def client(base: str, name: str) -> httpx.Client:
     token = register(base, name)
     return httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=120)
@@ -217,21 +230,29 @@ def main() -> None:
             answers: collections.Counter[int] = collections.Counter()
             took: list[float] = []
             cpu = 0.0
+            web = daphne_pid()
+            web_cpu = {"idle": 0.0, "loaded": 0.0}
             for number in range(rounds + 1):
+                before_web = cpu_seconds(web)
                 with traffic(base, players) as got:
                     time.sleep(idle_seconds / (rounds + 1))
                 merge(idle, got)
+                web_cpu["idle"] += cpu_seconds(web) - before_web
                 if number == rounds:
                     break
-                before = cpu_seconds(worker.pid)
+                before, before_web = cpu_seconds(worker.pid), cpu_seconds(web)
                 batch = games[number * ANALYSES : (number + 1) * ANALYSES]
                 with traffic(base, players) as got:
                     answered, seconds = analyse_all(attacker, batch)
                 merge(loaded, got)
                 cpu += cpu_seconds(worker.pid) - before
+                web_cpu["loaded"] += cpu_seconds(web) - before_web
                 answers += answered
                 took.append(seconds)
             report(idle, loaded, answers, took, cpu)
+            for phase, values in (("idle", idle), ("loaded", loaded)):
+                per = web_cpu[phase] / max(1, len(values["command"]) + len(values["healthz"]))
+                print(f"daphne's CPU per request, {phase}: {per * 1e3:.2f} ms")
     finally:
         worker.terminate()
         try:

@@ -14,64 +14,94 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 
 from games import clock, engine
 from games.errors import PoolEmpty
 from games.pools import certify
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 
-__all__ = ["CertifiedDeal", "fill", "draw", "played", "fresh_count", "PoolEmpty"]
+__all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "PoolEmpty"]
 
 logger = logging.getLogger(__name__)
 
-#: A draw that lost a race to the same player's other draw tries again this many times.
+#: A draw that lost a race to the same player's other draw tries again, this many times in all.
 _DRAW_ATTEMPTS = 5
 
 
-def draw(rules: str, player: Any, *, order_by: Sequence[Any] | None = None) -> CertifiedDeal:
-    """Deal ``player`` a certified deal of ``rules`` they were never dealt, and record it.
+def draw(
+    rules: str,
+    player: Any,
+    *,
+    order_by: Sequence[Any] | None = None,
+    game_id: uuid.UUID | None = None,
+) -> CertifiedDeal:
+    """Deal ``player`` a certified deal of ``rules`` they were never dealt, and record it
+    (with ``game_id``, the game it is dealt in, when the caller knows it already).
 
     ``order_by`` (Django ordering expressions on ``CertifiedDeal``) chooses among the deals
-    they may have; by default the fresh ones first (``draws``), then the oldest. Runs in the
-    caller's transaction if there is one (so a game that fails to start gives the deal
-    back), else in its own. :class:`PoolEmpty` when no deal is left for them."""
+    they may have; by default the fresh ones first (``draws``), then the oldest. One
+    statement picks the deal (``FOR UPDATE SKIP LOCKED``: a deal another draw holds is
+    skipped, never waited for), records the draw and counts it; in the caller's transaction
+    if there is one (so a game that fails to start gives the deal back). Two draws of one
+    player that picked the same deal: the second's record conflicts, writes nothing, and it
+    draws again. :class:`PoolEmpty` when no deal is left for them."""
     ordering = list(order_by) if order_by is not None else ["draws", "id"]
     for _ in range(_DRAW_ATTEMPTS):
-        try:
-            with transaction.atomic():
-                return _draw_once(rules, player.pk, ordering)
-        except IntegrityError:  # the same player's concurrent draw took this deal first
-            continue
+        picked, deal = _draw_once(rules, player.pk, ordering, game_id)
+        if deal is not None:
+            return deal
+        if not picked:
+            break
     raise PoolEmpty()
 
 
-def _draw_once(rules: str, player_id: int, ordering: list[Any]) -> CertifiedDeal:
+_COLUMNS = [field.column for field in CertifiedDeal._meta.concrete_fields]
+_ATTNAMES = [field.attname for field in CertifiedDeal._meta.concrete_fields]
+
+
+def _draw_once(
+    rules: str, player_id: int, ordering: list[Any], game_id: uuid.UUID | None
+) -> tuple[bool, CertifiedDeal | None]:
+    """Whether a deal was picked, and the deal drawn (``None`` if the record conflicted)."""
     taken = PoolDraw.objects.filter(deal_id=OuterRef("pk"), player_id=player_id)
-    deal = (
+    candidates = (
         CertifiedDeal.objects.filter(rules=rules)
         .exclude(Exists(taken))
         .order_by(*ordering)
-        .select_for_update(skip_locked=True, of=("self",))
-        .first()
+        .values("id")[:1]
     )
-    if deal is None:
-        raise PoolEmpty()
-    PoolDraw.objects.create(player_id=player_id, deal=deal, drawn_at=clock.now())
-    CertifiedDeal.objects.filter(pk=deal.pk).update(draws=F("draws") + 1)
-    deal.draws += 1
-    return deal
-
-
-def played(deal: CertifiedDeal, player: Any, game_id: Any) -> None:
-    """Record the game ``player`` was dealt ``deal`` in (after :func:`draw`)."""
-    PoolDraw.objects.filter(deal=deal, player_id=player.pk).update(game_id=game_id)
+    pick, pick_params = candidates.query.sql_with_params()
+    returned = ", ".join(f"bumped.{column}" for column in _COLUMNS)
+    statement = f"""
+        WITH picked AS ({pick} FOR UPDATE SKIP LOCKED),
+        drawn AS (
+            INSERT INTO games_pool_draw (player_id, deal_id, game_id, drawn_at)
+            SELECT %s, id, %s, %s FROM picked
+            ON CONFLICT ON CONSTRAINT pool_draw_once_per_player DO NOTHING
+            RETURNING deal_id
+        ),
+        bumped AS (
+            UPDATE games_certified_deal AS d SET draws = d.draws + 1
+            FROM drawn WHERE d.id = drawn.deal_id
+            RETURNING d.*
+        )
+        SELECT EXISTS (SELECT 1 FROM picked), {returned}
+        FROM (VALUES (1)) AS one (x) LEFT JOIN bumped ON true
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*pick_params, player_id, game_id, clock.now()])
+        picked, *values = cursor.fetchone()
+    if values[0] is None:
+        return bool(picked), None
+    return True, CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
 
 
 def fresh_count(rules: str) -> int:

@@ -50,10 +50,10 @@ PROJECTIONS: tuple[Projection, ...] = (
 __all__ = ["PROJECTIONS", "Change", "Projection", "append", "create", "rebuild"]
 
 
-def create(created: events.Created, *, owner: User) -> Change:
-    """Start a game: its ``created`` event (``seq`` 1, a new game id) and every read model of
-    it, in one statement."""
-    event = _event(uuid.uuid4(), 1, created, actor=owner)
+def create(created: events.Created, *, owner: User, game_id: uuid.UUID | None = None) -> Change:
+    """Start a game: its ``created`` event (``seq`` 1, a new game id unless ``game_id``
+    names one) and every read model of it, in one statement."""
+    event = _event(game_id or uuid.uuid4(), 1, created, actor=owner)
     after = streams.start(event)
     summary = GameSummary.of(after, owner=owner.get_username())
     change = Change(None, after, summary, event, after.effects_of(1))

@@ -1,10 +1,11 @@
 """The solver's searches inside requests: at most ``SOLVER_REQUEST_SLOTS`` at once per
 process, so that hints and quick analyses never hold every HTTP thread.
 
-Each search a request runs is bounded in nodes by its settings (a hint by
-``HINT_SAMPLES`` and ``HINT_SAMPLE_BUDGET``, a quick analysis by ``ANALYSIS_INLINE_NODES``);
-these slots bound how many run together. A request that finds none free within
-``SOLVER_SLOT_WAIT_MS`` is answered 429 ``solver_busy`` rather than queued behind them.
+Each search a request runs is bounded by its settings (a hint by ``HINT_SAMPLES``,
+``HINT_SAMPLE_BUDGET`` and ``HINT_TIME_LIMIT``, a quick analysis by
+``ANALYSIS_INLINE_NODES``); these slots bound how many run together. A request that finds
+none free within ``SOLVER_SLOT_WAIT_MS`` is answered 429 ``solver_busy`` rather than
+queued behind them.
 """
 
 from __future__ import annotations

@@ -150,17 +150,15 @@ def _store(game_id: uuid.UUID, version: int, result: analysis.Analysis) -> GameA
     return row
 
 
-_IN_FLIGHT = ("todo", "doing")
-
-
 def _in_flight(game_id: uuid.UUID) -> bool:
-    """Whether an analysis job of the game is queued or running."""
+    """Whether an analysis job of the game is queued or running: its queueing lock on a job
+    to do, or its lock on a job being done (the queue's own partial indexes of both)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT EXISTS (SELECT 1 FROM procrastinate_jobs WHERE task_name = %s"
-            " AND status = ANY(%s::procrastinate_job_status[])"
-            " AND (queueing_lock = %s OR lock = %s))",
-            [TASK, list(_IN_FLIGHT), job_lock(game_id), job_lock(game_id)],
+            "SELECT EXISTS (SELECT 1 FROM procrastinate_jobs"
+            " WHERE status = 'todo' AND queueing_lock = %s)"
+            " OR EXISTS (SELECT 1 FROM procrastinate_jobs WHERE status = 'doing' AND lock = %s)",
+            [job_lock(game_id), job_lock(game_id)],
         )
         (found,) = cursor.fetchone()
     return bool(found)
@@ -174,11 +172,11 @@ def _enqueue(game_id: uuid.UUID, requester: str) -> None:
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [requester])
-            cursor.execute(
-                "SELECT count(*) FROM procrastinate_jobs WHERE task_name = %s"
-                " AND status = ANY(%s::procrastinate_job_status[])"
-                " AND args->>'requester' = %s",
-                [TASK, list(_IN_FLIGHT), requester],
+            cursor.execute(  # the queue's partial index of the jobs to do and being done
+                "SELECT count(*) FROM procrastinate_jobs"
+                " WHERE status = ANY(ARRAY['todo', 'doing']::procrastinate_job_status[])"
+                " AND task_name = %s AND args->>'requester' = %s",
+                [TASK, requester],
             )
             (count,) = cursor.fetchone()
         if count >= settings.SOLVER_MAX_IN_FLIGHT:

@@ -141,10 +141,12 @@ def _from_pool(
 ) -> FromPool:
     """A game of a deal drawn from the pool of ``rules``, drawn and started in one
     transaction: a game that fails to start gives the deal back. A ``rated`` one is the
-    deal whose rating is nearest the owner's, as lichess picks puzzles near yours."""
+    deal whose rating is nearest the owner's, as lichess picks puzzles near yours. The
+    game's id is chosen first, so that the draw records it in its one statement."""
+    game_id = uuid.uuid4()
     with transaction.atomic():
         order = _nearest_rating(owner, rules.name) if rated else None
-        certified = pools.draw(rules.name, owner, order_by=order)
+        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id)
         written = _start_game(
             owner=owner,
             rules=rules,
@@ -152,8 +154,8 @@ def _from_pool(
             cards=engine.seeded_deal(rules, certified.seed),
             public=public,
             difficulty=certified.difficulty if rated else None,
+            game_id=game_id,
         )
-        pools.played(certified, owner, written.game_id)
     return FromPool(written.stream, written.summary, certified)
 
 
@@ -243,9 +245,11 @@ def _start_game(
     contest: str | None = None,
     round_: int | None = None,
     difficulty: float | None = None,
+    game_id: uuid.UUID | None = None,
 ) -> Written:
     """Start a game: its ``created`` event and every read model of it, in one statement. A
-    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md)."""
+    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md);
+    ``game_id`` is its id, when the caller chose it (else a new one)."""
     created = events.Created(
         rules=rules.name,
         seed=seed,
@@ -258,7 +262,7 @@ def _start_game(
         rated=difficulty is not None,
         difficulty=difficulty,
     )
-    change = projections.create(created, owner=owner)
+    change = projections.create(created, owner=owner, game_id=game_id)
     return Written(change.after, change.summary)
 
 
