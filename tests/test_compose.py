@@ -116,10 +116,24 @@ def test_web_environment_is_what_the_settings_read(services: dict[str, Any]) -> 
 
 
 def location(conf: str, path: str) -> str:
-    """The body of nginx's ``location <path> { … }`` block (no nested blocks)."""
-    found = re.search(rf"location {re.escape(path)} {{([^}}]*)}}", conf)
+    """The body of nginx's ``location <path> { … }`` block, nested blocks included."""
+    found = re.search(rf"location {re.escape(path)} {{", conf)
     assert found, f"no location {path}"
-    return found.group(1)
+    depth, start = 1, found.end()
+    for at in range(start, len(conf)):
+        depth += {"{": 1, "}": -1}.get(conf[at], 0)
+        if depth == 0:
+            return conf[start:at]
+    raise AssertionError(f"location {path} is not closed")
+
+
+def test_a_key_in_a_websocket_url_is_refused_by_the_proxy_itself() -> None:
+    """nginx's error log writes the whole request line of a proxying that failed, so a
+    ``?token=`` handshake must never be proxied (the smoke test tries it for real)."""
+    conf = re.sub(r"#.*", "", (ROOT / "deploy" / "nginx.conf").read_text())
+    body = location(conf, "/ws/")
+    assert re.search(r"if \(\$arg_token\)\s*{\s*return 403;\s*}", body)
+    assert body.index("$arg_token") < body.index("proxy_pass")
 
 
 def test_the_proxy_routes_http_and_websockets_to_every_web_process(
