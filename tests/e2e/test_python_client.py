@@ -213,3 +213,23 @@ def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
     lines = out.splitlines()
     assert any(line.startswith("standings") for line in lines), out
     assert lines[-1].startswith(f"finish 1 racer-{mode} 0/1"), out
+
+
+def test_websocket_credentials_fall_back_to_the_key_without_tickets() -> None:
+    """Against a server that hands out no tickets (an older one: 404), a feed opens with
+    ``?token=``; the client asks only once. (A stand-in server: only its 404 matters.)"""
+    asked = []
+
+    def older_server(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return httpx.Response(404, json={"code": "not_found", "detail": "Not found."})
+
+    client = Client(
+        "http://old.example:8000",
+        token="k",
+        http=httpx.Client(transport=httpx.MockTransport(older_server)),
+    )
+    feed = client.watch_game("g-1", after=3)
+    assert feed.url() == "ws://old.example:8000/ws/games/g-1/?token=k&after=3"
+    assert feed.url().endswith("?token=k&after=3") and client.tickets is False
+    assert asked == ["/api/v1/auth/ws-ticket"]
