@@ -31,7 +31,8 @@ _MEANINGS = {
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
-    "`race_started`, `not_entrant`, `banned`, `permission_denied`)",
+    "`race_started`, `not_entrant`, `banned`, `permission_denied`, `wrong_password`, "
+    "`analysis_not_yet`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     406: "the client accepts none of the operation's media types (`not_acceptable`)",
     409: "`version_conflict` or `stale_card` (`version` is the game's current version); "

@@ -89,6 +89,8 @@ MIDDLEWARE = [
     # First: every answer, errors included, carries the request's X-Request-ID.
     "scorpion_server.observability.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The admin's and the API docs' Content-Security-Policy.
+    "scorpion_server.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -258,6 +260,7 @@ for _name in POOL_RULES:
 POOL_TARGET = env_int("POOL_TARGET", default=50, minimum=0)
 POOL_SOLVER_BUDGET = env_int("POOL_SOLVER_BUDGET", default=100_000, minimum=1)
 POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
+POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=20, minimum=1)
 POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
 
 # --- Background jobs (games.jobs, on procrastinate) -----------------------------------------
@@ -290,6 +293,9 @@ WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=4096, minimum=102
 # client address may hold open on each process (api.ws_limits); "off"/0 for no limit.
 WS_MESSAGE_RATE = env_rate("WS_MESSAGE_RATE", "30/minute")
 WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", default=50)
+# Seconds a client has to send a request's headers, from connecting or from the end of the
+# previous answer on the connection (manage.py serve: scorpion_server.transport); 0: no limit.
+HTTP_HEADER_TIMEOUT = env_int("HTTP_HEADER_TIMEOUT", default=20)
 # Connections each process may open to Redis for the channel layer.
 REDIS_MAX_CONNECTIONS = env_int("REDIS_MAX_CONNECTIONS", default=1000, minimum=10)
 if REDIS_URL:

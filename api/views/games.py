@@ -150,7 +150,7 @@ class GameCreateApi(APIView):
         "proved winnable, from the ruleset's pool)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415, 503)},
         auth=SIGNED_IN,
     )
     def post(self, request: Request) -> Response:

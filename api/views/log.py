@@ -18,7 +18,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
-from django.http import FileResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers as fields
@@ -31,7 +31,7 @@ from api import messages, serializers
 from api.parsers import JSONRenderer
 from api.schema import errors
 from games.reads import exports, public_log
-from games.reads.shapes import ExportBody, ExportListBody, LogPageBody
+from games.reads.shapes import ExportBody, ExportListBody
 
 _TAGS = ["log"]
 #: The media type of the stream: one JSON object a line.
@@ -70,8 +70,19 @@ def _query(shape: type[fields.Serializer], request: Request) -> dict[str, Any]: 
     try:
         query["after"] = public_log.cursor_of(query.get("after"))
     except public_log.BadCursor:
-        raise ValidationError({"after": [messages.BAD_CURSOR]}) from None
+        raise _bad_cursor() from None
     return query
+
+
+def _bad_cursor() -> ValidationError:
+    return ValidationError({"after": [messages.BAD_CURSOR]})
+
+
+def _read(after: public_log.Cursor | None, limit: int, format: str) -> tuple[list[str], Any]:
+    try:
+        return public_log.log_page(after=after, limit=limit, format=format)
+    except public_log.BadCursor:
+        raise _bad_cursor() from None
 
 
 class _JsonOnly(APIView):
@@ -100,16 +111,12 @@ class LogApi(_JsonOnly):
         ],
         responses={200: serializers.LogPageOut, **errors(400)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         query = _query(LogQuery, request)
-        results, after = public_log.log_page(
-            after=query["after"], limit=query["limit"], format=query["format"]
-        )
-        body: LogPageBody = {
-            "results": results,
-            "next": None if after is None else after.encode(),
-        }
-        return Response(body)
+        results, after = _read(query["after"], query["limit"], query["format"])
+        # The entries are JSON text already (LogPageBody): stored text passes through.
+        body = f'{{"results":[{",".join(results)}],"next":{json.dumps(_text(after))}}}'
+        return HttpResponse(body.encode(), content_type=JSONRenderer.media_type)
 
 
 _streams = 0
@@ -136,47 +143,58 @@ class LogStreamApi(_JsonOnly):
     def get(self, request: Request) -> StreamingHttpResponse:
         global _streams
         query = _query(LogStreamQuery, request)
+        _read(query["after"], 1, query["format"])  # a cursor naming no entry: 400 now
         with _streams_lock:
             if _streams >= settings.LOG_STREAMS_MAX:
                 raise Throttled(wait=settings.LOG_POLL_SECONDS)
             _streams += 1
-        response = StreamingHttpResponse(
-            _follow(query["after"], query["format"]), content_type=NDJSON
-        )
+        response = _Counted(_follow(query["after"], query["format"]), content_type=NDJSON)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
         return response
 
 
-def _page(after: public_log.Cursor | None, format: str) -> tuple[list[Any], Any]:
+def _page(after: public_log.Cursor | None, format: str) -> tuple[list[str], Any]:
     try:
         return public_log.log_page(after=after, limit=public_log.PAGE_MAX, format=format)
     finally:
         connections.close_all()  # back to the pool: the next poll may run on another thread
 
 
+class _Counted(StreamingHttpResponse):
+    """A stream that stops counting when Django closes it, which it does for every response
+    it started, however it ended (a client gone included)."""
+
+    _released = False
+
+    def close(self) -> None:
+        global _streams
+        try:
+            super().close()
+        finally:
+            with _streams_lock:
+                if not self._released:
+                    self._released = True
+                    _streams -= 1
+
+
 async def _follow(after: public_log.Cursor | None, format: str) -> AsyncIterator[bytes]:
     """The log's games after ``after``, as they come, for ``LOG_STREAM_SECONDS``."""
-    global _streams
     read = sync_to_async(_page, thread_sensitive=False)
-    try:
-        ends = time.monotonic() + settings.LOG_STREAM_SECONDS
-        quiet_since = time.monotonic()
-        while time.monotonic() < ends:
-            results, after = await read(after, format)
-            if results:
-                yield "".join(_line({"type": "game", **entry}) for entry in results).encode()
-                quiet_since = time.monotonic()
-                if len(results) == public_log.PAGE_MAX:
-                    continue
-            elif time.monotonic() - quiet_since >= IDLE_SECONDS:
-                yield _line({"type": "idle", "cursor": _text(after)}).encode()
-                quiet_since = time.monotonic()
-            await asyncio.sleep(settings.LOG_POLL_SECONDS)
-        yield _line({"type": "end", "cursor": _text(after)}).encode()
-    finally:
-        with _streams_lock:
-            _streams -= 1
+    ends = time.monotonic() + settings.LOG_STREAM_SECONDS
+    quiet_since = time.monotonic()
+    while time.monotonic() < ends:
+        results, after = await read(after, format)
+        if results:
+            yield "".join(f'{{"type":"game",{entry[1:]}\n' for entry in results).encode()
+            quiet_since = time.monotonic()
+            if len(results) == public_log.PAGE_MAX:
+                continue
+        elif time.monotonic() - quiet_since >= IDLE_SECONDS:
+            yield _line({"type": "idle", "cursor": _text(after)}).encode()
+            quiet_since = time.monotonic()
+        await asyncio.sleep(settings.LOG_POLL_SECONDS)
+    yield _line({"type": "end", "cursor": _text(after)}).encode()
 
 
 def _line(body: dict[str, Any]) -> str:

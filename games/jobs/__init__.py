@@ -70,11 +70,14 @@ async def tidy(context: JobContext, timestamp: int) -> None:
 @app.task(name="fill_pools", queue=SOLVER_QUEUE, lock="fill_pools", queueing_lock="fill_pools")
 def fill_pools(timestamp: int) -> None:
     """Top up every winnable pool of ``POOL_RULES`` to ``POOL_TARGET`` fresh deals, at most
-    ``POOL_FILL_CANDIDATES`` candidates per ruleset a run (the next run goes on)."""
+    ``POOL_FILL_CANDIDATES`` candidates and an equal share of ``POOL_FILL_SECONDS`` per
+    ruleset a run (the next run goes on), so that a run ends soon, and a worker stops
+    soon when asked to."""
     close_old_connections()
+    share = settings.POOL_FILL_SECONDS / max(1, len(settings.POOL_RULES))
     try:
         for rules in settings.POOL_RULES:
-            pools.fill(rules, settings.POOL_TARGET)
+            pools.fill(rules, settings.POOL_TARGET, seconds=share)
     finally:
         close_old_connections()
 

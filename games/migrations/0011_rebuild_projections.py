@@ -21,6 +21,8 @@ from django.db import migrations
 LATER = importlib.import_module("games.migrations.0013_contest_result_hints")
 #: The ratings' tables, column, function and view (0014), which the projection code writes.
 RATINGS = importlib.import_module("games.migrations.0015_ratings")
+#: The rated game's scoring function (0017), which the projection code calls.
+SCORING = importlib.import_module("games.migrations.0017_rating_score_function")
 #: The public log's table and the columns it reads (0014_public_log).
 PUBLIC_LOG = importlib.import_module("games.migrations.0014_public_log")
 
@@ -39,6 +41,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.RunSQL(LATER.ADD_COLUMN, LATER.DROP_COLUMN),
         migrations.RunSQL(RATINGS.DDL, RATINGS.UNDO),
+        migrations.RunSQL(SCORING.DDL, SCORING.UNDO),
         migrations.RunSQL(PUBLIC_LOG.ADD, PUBLIC_LOG.DROP),
         migrations.RunPython(rebuild, migrations.RunPython.noop),
     ]

@@ -13,6 +13,7 @@ pool is :class:`PoolEmpty` (503, ``Retry-After``) while the job fills it.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -78,9 +79,16 @@ def fresh_count(rules: str) -> int:
     return CertifiedDeal.objects.filter(rules=rules, draws=0).count()
 
 
-def fill(rules: str, target: int, *, max_candidates: int | None = None) -> list[CertifiedDeal]:
-    """Certify candidates of the pool of ``rules`` until it holds ``target`` fresh deals, or
-    ``max_candidates`` (``POOL_FILL_CANDIDATES`` if ``None``) were tried; the deals made.
+def fill(
+    rules: str,
+    target: int,
+    *,
+    max_candidates: int | None = None,
+    seconds: float | None = None,
+) -> list[CertifiedDeal]:
+    """Certify candidates of the pool of ``rules`` until it holds ``target`` fresh deals,
+    ``max_candidates`` (``POOL_FILL_CANDIDATES`` if ``None``) were tried, or ``seconds``
+    have passed (at least one candidate is tried); the deals made.
 
     The search runs outside any transaction. A process filling the same pool already (it
     holds the pool's advisory lock) is left to it: this call makes nothing."""
@@ -93,7 +101,10 @@ def fill(rules: str, target: int, *, max_candidates: int | None = None) -> list[
         missing = target - fresh_count(rules)
         cursor, _ = PoolCursor.objects.get_or_create(rules=rules)
         tried = 0
+        deadline = None if seconds is None else time.monotonic() + seconds
         while len(made) < missing and tried < limit:
+            if deadline is not None and tried and time.monotonic() > deadline:
+                break
             index = cursor.next_index
             found, _nodes = certify.certify(ruleset, index)
             cursor.next_index = index + 1

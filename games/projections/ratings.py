@@ -6,11 +6,11 @@ of a rated game touch the ratings, each in its own append statement:
 - ``created``: the player's rating (1500, 500, 0.09) and the deal's (from its difficulty)
   are made if they do not exist yet;
 - the event that **scores** it (the first that finishes or restarts it,
-  ``Stream.scored``): both rows are locked, both one-game updates computed in PostgreSQL
-  by ``scorpion_glicko2`` (``games.ratings.glicko2``'s twin) from the values under the
-  lock, and written with the game's :class:`~games.ratings.models.RatedGame` and the
-  player's history row. A game voided before it was scored keeps its computed change
-  without applying it;
+  ``Stream.scored``): one call of the SQL function ``scorpion_rating_score`` locks both
+  rows, computes both one-game updates by ``scorpion_glicko2`` (``games.ratings.glicko2``'s
+  twin) from the values under the lock, and writes them with the game's
+  :class:`~games.ratings.models.RatedGame` and the player's history row. A game voided
+  before it was scored keeps its computed change without applying it;
 - a **void** takes the game's change off both ratings (rating and deviation; the
   volatility stays); a **restore** puts it back, the deal's only when the player is not
   banned (``ResultRestored.owner_banned``).
@@ -55,42 +55,17 @@ SELECT %(rt_rules)s, %(rt_seed)s, %(rt_deal_rating)s, %(rt_deal_rd)s, %(rt_deal_
 FROM head
 ON CONFLICT (rules, seed) DO NOTHING"""
 
-#: The scoring event: both rows locked (the gate), then both updates from their old values.
-_SCORE_LOCK = """SELECT p.id AS p_id, p.rating AS p_r, p.rd AS p_rd, p.volatility AS p_v,
-       d.id AS d_id, d.rating AS d_r, d.rd AS d_rd, d.volatility AS d_v
-FROM head, games_rating_player p, games_rating_deal d
-WHERE p.player_id = %(rt_player)s AND p.rules = %(rt_rules)s
-  AND d.rules = %(rt_rules)s AND d.seed = %(rt_seed)s
-FOR UPDATE OF p, d"""
-_SCORE_NEW = f"""SELECT o.*,
-       np.rating AS p_r2, {_CLAMP.format("np.deviation")} AS p_rd2, np.volatility AS p_v2,
-       nd.rating AS d_r2, {_CLAMP.format("nd.deviation")} AS d_rd2, nd.volatility AS d_v2
-FROM rating_lock o,
-     scorpion_glicko2(o.p_r, o.p_rd, o.p_v, o.d_r, o.d_rd,
-                      %(rt_score)s::float8, %(rt_tau)s::float8) AS np,
-     scorpion_glicko2(o.d_r, o.d_rd, o.d_v, o.p_r, o.p_rd,
-                      1.0::float8 - %(rt_score)s::float8, %(rt_tau)s::float8) AS nd"""
-_SCORE_PLAYER = """UPDATE games_rating_player AS p
-SET rating = n.p_r2, rd = n.p_rd2, volatility = n.p_v2, games = p.games + 1,
-    changes = p.changes + 1, updated_at = %(rt_at)s
-FROM rating_new n
-WHERE p.id = n.p_id AND %(rt_counted)s
-RETURNING p.changes, p.rating, p.rd, p.volatility"""
-_SCORE_DEAL = """UPDATE games_rating_deal AS d
-SET rating = n.d_r2, rd = n.d_rd2, volatility = n.d_v2, games = d.games + 1
-FROM rating_new n
-WHERE d.id = n.d_id AND %(rt_counted)s"""
-_SCORE_GAME = """INSERT INTO games_rated_game
-    (game_id, player_id, rules, seed, score, at,
-     player_before, player_rd_before, player_volatility_before,
-     player_after, player_rd_after, player_volatility_after,
-     deal_before, deal_rd_before, deal_volatility_before,
-     deal_after, deal_rd_after, deal_volatility_after, counted, deal_counted)
-SELECT head.id, %(rt_player)s, %(rt_rules)s, %(rt_seed)s, %(rt_score)s, %(rt_at)s,
-       n.p_r, n.p_rd, n.p_v, n.p_r2, n.p_rd2, n.p_v2,
-       n.d_r, n.d_rd, n.d_v, n.d_r2, n.d_rd2, n.d_v2, %(rt_counted)s, %(rt_counted)s
-FROM head, rating_new n"""
-_SCORE_RETURNS = """SELECT ARRAY[p_r, p_r2, p_rd2, d_r, d_r2, d_rd2] FROM rating_new"""
+#: The scoring event: one call of ``scorpion_rating_score`` (migration
+#: ``0017_rating_score_function``), which locks both rows, computes both updates from their
+#: values under the lock (``scorpion_glicko2``) and writes them with the game's row and the
+#: history row; the event's insert waits for it (the gate). It returns both ratings before
+#: and after: ``[player, player after, player RD after, deal, deal after, deal RD after]``.
+_SCORE = """SELECT scorpion_rating_score(
+    head.id, %(rt_player)s, %(rt_rules)s, %(rt_seed)s, %(rt_score)s::float8,
+    %(rt_tau)s::float8, %(rt_counted)s, %(rt_at)s, %(rt_seq)s, %(rt_rd_min)s::float8,
+    %(rt_rd_max)s::float8) AS change
+FROM head"""
+_SCORE_RETURNS = "SELECT change FROM rating_score"
 
 #: A void or a restore: the game's change off both ratings, or back on.
 _MODERATE_LOCK = """SELECT g.*, p.id AS p_id, d.id AS d_id
@@ -166,16 +141,10 @@ def fragments_of(
             rt_score=after.score,
             rt_tau=parameters.TAU,
             rt_counted=not after.voided,
-            rt_kind=RatingChange.Kind.GAME,
+            rt_rd_min=parameters.RD_MIN,
+            rt_rd_max=parameters.RD_MAX,
         )
-        return (
-            Fragment("rating_lock", _SCORE_LOCK, params, gate=True),
-            Fragment("rating_new", _SCORE_NEW, params, returns=_SCORE_RETURNS),
-            Fragment("rating_player", _SCORE_PLAYER, params),
-            Fragment("rating_deal", _SCORE_DEAL, params),
-            Fragment("rating_game", _SCORE_GAME, params),
-            Fragment("rating_history", _HISTORY, params),
-        )
+        return (Fragment("rating_score", _SCORE, params, returns=_SCORE_RETURNS, gate=True),)
     if before.scored and before.voided != after.voided:
         fact = streams.decoded(event)
         voiding = after.voided
@@ -236,7 +205,7 @@ class Ratings(Projection):
         return fragments_of(change.before, change.after, change.event)
 
     def amend(self, change: Change, returned: dict[str, Any]) -> Change:
-        values = returned.get("rating_new")
+        values = returned.get("rating_score")
         if values is None or change.after.score is None:
             return change
         result = result_of(values, score=change.after.score, counted=not change.after.voided)

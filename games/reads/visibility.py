@@ -249,9 +249,6 @@ def notation_refusal(sight: Sight, game: GameSummary) -> DomainError | None:
 
 # --- The public log: games open to everyone, whole ----------------------------------------------
 
-#: What everyone sees of a game of the public log: all of it, hidden cards included.
-PUBLISHED = Sight(None, reveal=True)
-
 
 def published(game: GameSummary) -> bool:
     """Whether ``game`` is open to everyone, whole: an anonymous reader may read it and see

@@ -161,7 +161,15 @@ def replayed(game: uuid.UUID, fragments: Sequence[Fragment]) -> None:
     for fragment in fragments:
         params.update(fragment.params)
     parts = [f"{fragment.name} AS (\n{fragment.sql}\n)" for fragment in fragments]
-    text = "WITH head AS (SELECT %(game)s::uuid AS id),\n" + ",\n".join(parts) + "\nSELECT 1"
+    # A gate is read whole, as the append's event insert reads it (a query that nothing
+    # reads would not run at all).
+    gates = [f"(SELECT count(*) FROM {fragment.name})" for fragment in fragments if fragment.gate]
+    text = (
+        "WITH head AS (SELECT %(game)s::uuid AS id),\n"
+        + ",\n".join(parts)
+        + "\nSELECT "
+        + ", ".join(["1", *gates])
+    )
     with connection.cursor() as cursor:
         cursor.execute(text, params)
 

@@ -109,18 +109,33 @@ def _entry(row: Sequence[object]) -> Entry:
 def entries(after: Cursor | None, limit: int) -> list[Entry]:
     """Up to ``limit`` entries of the public log after ``after`` (from the start for
     ``None``), in the log's order, only below the high-water mark: a later read never finds
-    an entry that sorts before one read here."""
+    an entry that sorts before one read here. :class:`BadCursor` when ``after`` names no
+    entry (checked in the same query)."""
     where, params = _after(after)
+    known = "" if after is None else ", EXISTS (SELECT 1 FROM named)"
+    named = (
+        ""
+        if after is None
+        else "WITH named AS (SELECT 1 FROM games_public_log"
+        " WHERE id = %(a_id)s AND xid = %(a_xid)s::xid8) "
+    )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {_COLUMNS} FROM games_public_log"
+            f"{named}SELECT {_COLUMNS}{known} FROM games_public_log"
             f" WHERE xid < {HORIZON}{where} ORDER BY xid, id LIMIT %(limit)s",
             {**params, "limit": limit},
         )
-        return [_entry(row) for row in cursor.fetchall()]
+        rows = cursor.fetchall()
+    if after is not None:
+        if rows and not rows[0][-1]:
+            raise BadCursor(after.encode())
+        if not rows and not known_cursor(after):
+            raise BadCursor(after.encode())
+        rows = [row[:-1] for row in rows]
+    return [_entry(row) for row in rows]
 
 
-def known(cursor: Cursor) -> bool:
+def known_cursor(cursor: Cursor) -> bool:
     """Whether ``cursor`` names an entry of the log: every cursor the server hands out does."""
     with connection.cursor() as db:
         db.execute(
@@ -161,6 +176,30 @@ def snapshot_end() -> int:
         row = cursor.fetchone()
     assert row is not None
     return int(row[0])
+
+
+def events_json(game_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """Each game's stored events as a JSON array, ``[{"seq", "type", "data", "by", "at"}]``
+    in ``seq`` order, built by PostgreSQL in one query. ``data`` is passed through as stored:
+    ``games.store.events.decode`` accepts only exactly what an event's class writes, so that
+    is what the API shows of it too. The events hold hidden cards: only for games of the
+    public log."""
+    if not game_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_EVENTS_JSON, {"games": list(game_ids)})
+        return dict(cursor.fetchall())
+
+
+_EVENTS_JSON = """
+SELECT e.game_id,
+       json_agg(json_build_object(
+           'seq', e.seq, 'type', e.type, 'data', e.data, 'by', u.username,
+           'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+       ) ORDER BY e.seq)::text
+FROM games_event AS e LEFT JOIN auth_user AS u ON u.id = e.actor_id
+WHERE e.game_id = ANY(%(games)s)
+GROUP BY e.game_id"""
 
 
 def write(game_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple[int, str]]:

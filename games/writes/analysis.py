@@ -8,8 +8,8 @@ solver output that uses hidden cards leaves the server while a game is played, n
 its deal is still everyone's race.
 
 A request searches ``ANALYSIS_INLINE_NODES`` nodes at most (a few milliseconds, in one of
-the process's solver slots, ``games.reads.slots``). Most finished games are decided within
-that, and their analysis is stored at once. Any other is a job (``analyse`` on the
+the process's solver slots, ``games.reads.slots``), once per game. Most finished games are
+decided within that, and their analysis is stored at once. Any other is a job (``analyse`` on the
 ``solver`` queue, ``games.jobs``) with the full budgets, and the request answers
 :class:`Pending`: the client polls until the job stored it. Each caller (an account, or
 an anonymous address) has at most ``SOLVER_MAX_IN_FLIGHT`` analyses queued or running; one
@@ -18,10 +18,12 @@ more is :class:`SolverBusy`. Asking again for a game whose job is queued adds no
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from procrastinate.contrib.django import app
 from procrastinate.exceptions import AlreadyEnqueued
@@ -71,17 +73,36 @@ def game_analysis(seen: selectors.Seen, *, requester: str) -> GameAnalysis | Pen
         return stored
     if _in_flight(game.id):
         return Pending(game.id)
-    inline = settings.ANALYSIS_INLINE_NODES
-    with slots.solver_slot():
-        result = analysis.analyse(
-            timeline(game.id, game.version),
-            budget=min(settings.ANALYSIS_BUDGET, inline),
-            max_nodes=inline,
-        )
-    if result.decided:
-        return _store(game.id, game.version, result)
+    undecided = _undecided_key(game.id)
+    if not _cached(undecided):  # a quick search that did not decide is not run again
+        inline = settings.ANALYSIS_INLINE_NODES
+        with slots.solver_slot():
+            result = analysis.analyse(
+                timeline(game.id, game.version),
+                budget=min(settings.ANALYSIS_BUDGET, inline),
+                max_nodes=inline,
+            )
+        if result.decided:
+            return _store(game.id, game.version, result)
+        with contextlib.suppress(Exception):  # an unreachable cache only costs a search
+            cache.set(undecided, True, _UNDECIDED_SECONDS)
     _enqueue(game.id, requester)
     return Pending(game.id)
+
+
+#: How long a game whose quick search did not decide is remembered as such.
+_UNDECIDED_SECONDS = 3600
+
+
+def _undecided_key(game_id: uuid.UUID) -> str:
+    return f"analysis-undecided:{game_id}:{settings.ANALYSIS_INLINE_NODES}"
+
+
+def _cached(key: str) -> bool:
+    try:
+        return bool(cache.get(key))
+    except Exception:  # an unreachable cache only costs the search
+        return False
 
 
 def analysis_compute(game_id: uuid.UUID) -> GameAnalysis:

@@ -87,8 +87,12 @@ class _Hashing(io.RawIOBase):
 
 @dataclass(frozen=True, slots=True)
 class Written:
+    """The export written, where, and the seconds spent streaming it (after waiting for the
+    month's transactions to end and its entries' notation to be written)."""
+
     export: exports.Export
     path: Path
+    streamed: float
 
 
 def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Written:
@@ -107,6 +111,7 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / f"{month}{exports.SUFFIX}"
     partial = target.with_name(target.name + ".partial")
+    started = time.perf_counter()
     with partial.open("wb") as raw:
         hashing = _Hashing(raw)
         gzipped = gzip.GzipFile(
@@ -117,11 +122,12 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
         raw.flush()
         os.fsync(raw.fileno())
     os.replace(partial, target)
+    streamed = time.perf_counter() - started
     export = exports.Export(month, games, hashing.size, hashing.digest.hexdigest())
     _atomic_write(directory / export.checksum_name, f"{export.sha256}  {export.name}\n")
     manifest = {"month": month, "games": games, "bytes": export.bytes, "sha256": export.sha256}
     _atomic_write(exports.manifest(month), json.dumps(manifest) + "\n")
-    return Written(export, target)
+    return Written(export, target, streamed)
 
 
 def write_entries(entries: Iterator[log.Entry], out: IO[bytes] | gzip.GzipFile) -> int:

@@ -117,6 +117,7 @@ def game_create(
             raise RatedWithDeal()
         if ruleset.name not in settings.POOL_RULES:
             raise RatedWithoutPool()
+        _abandon_rated(owner, ruleset.name)
         return _from_pool(owner=owner, rules=ruleset, public=public, rated=True)
     if winnable:
         if seed is not None or deal is not None:
@@ -154,6 +155,17 @@ def _from_pool(
         )
         pools.played(certified, owner, written.game_id)
     return FromPool(written.stream, written.summary, certified)
+
+
+def _abandon_rated(owner: User, rules: str) -> None:
+    """Resign the owner's unfinished rated pool games of ``rules``: starting another is
+    abandoning them, which scores 0 (docs/ratings.md). A game they restarted was scored
+    already and is only ended."""
+    unfinished = Game.objects.filter(
+        owner_id=owner.pk, rules=rules, rated=True, challenge__isnull=True, status="playing"
+    ).values_list("id", flat=True)
+    for game_id in unfinished:
+        game_command(game_id=game_id, actor=owner, command={"type": "resign"})
 
 
 def _nearest_rating(owner: User, rules: str) -> list[Any]:

@@ -188,6 +188,8 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
         scan.add(reader.get("/api/v1/log"))
         scan.add(reader.get("/api/v1/log?format=json&limit=500"))
         scan.add(reader.get("/api/v1/exports"))
+        # The end screen and the replay read the solver's analysis: never of a game in play.
+        assert scan.add(reader.get(f"{base}/analysis")).json()["code"] == "game_not_finished"
 
 
 RULESETS = list(engine.RULESETS)

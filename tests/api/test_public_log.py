@@ -21,6 +21,7 @@ from django.test import AsyncClient
 
 from games import clock
 from games.dailies import challenges as dailies
+from games.reads import presenters
 from games.store import log, notation
 from games.store.models import Event
 from games.writes import contests, public_log, services
@@ -92,8 +93,8 @@ def test_both_formats_give_the_stored_game_whole(api, alice) -> None:
     ]
     (as_json,) = api.get("/api/v1/log?format=json").json()["results"]
     assert as_json["cursor"] == entry["cursor"] and as_json["game"] == game_id
-    assert [(e["seq"], e["type"], e["data"], e["by"]) for e in as_json["events"]] == [
-        (e.seq, e.type, e.data, "alice") for e in stored
+    assert [(e["seq"], e["type"], e["data"], e["by"], e["at"]) for e in as_json["events"]] == [
+        (e.seq, e.type, e.data, "alice", presenters.timestamp(e.at)) for e in stored
     ]
     assert as_json["events"][0]["data"]["deal"] is not None  # everyone's now: whole
     public_log.public_log_write()  # the stored text is what was written on the fly
@@ -122,6 +123,19 @@ def test_the_stream_sends_each_game_then_ends_with_its_cursor(settings, alice) -
     again = stream(f"/api/v1/log/stream?after={lines[1]['cursor']}&format=json")
     assert [line.get("game") for line in again] == [ids[2], None]
     assert again[0]["events"][-1]["type"] == "resigned"
+
+
+def test_streams_are_counted_until_closed_and_past_the_cap_refused(api, settings) -> None:
+    from api.views import log as views
+
+    settings.LOG_STREAM_SECONDS, settings.LOG_POLL_SECONDS, settings.LOG_STREAMS_MAX = 1, 0.1, 1
+    assert [line["type"] for line in stream("/api/v1/log/stream")] == ["end"]
+    assert views._streams == 0  # closed: no longer counted
+    views._streams = 1  # one stream open elsewhere in the process
+    try:
+        assert api.get("/api/v1/log/stream").json()["code"] == "throttled"
+    finally:
+        views._streams = 0
 
 
 def test_only_games_open_to_everyone_enter(api, alice, bob, settings) -> None:

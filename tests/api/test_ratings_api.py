@@ -62,8 +62,13 @@ def test_a_rated_win_and_its_history(as_alice, as_bob, alice) -> None:
 
     second = as_alice.post("/api/v1/games", {"rules": "classic", "rated": True}).json()
     assert Event.objects.get(game_id=second["id"], seq=1).data["seed"] != seed  # never twice
-    lost = as_alice.post(f"/api/v1/games/{second['id']}/commands", {"type": "resign"}).json()
-    assert lost["game"]["rating"]["score"] == 0 and lost["game"]["rating"]["change"] < 0
+    # Asking for another rated game abandons this one: resigned for her, scored 0.
+    pools.fill("classic", 3)
+    third = as_alice.post("/api/v1/games", {"rules": "classic", "rated": True}).json()
+    lost = as_alice.get(f"/api/v1/games/{second['id']}").json()
+    assert lost["status"] == "resigned"
+    assert lost["rating"]["score"] == 0 and lost["rating"]["change"] < 0
+    assert as_alice.get(f"/api/v1/games/{third['id']}").json()["status"] == "playing"
 
     ratings = as_bob.get("/api/v1/players/alice/ratings").json()
     assert ratings["player"] == "alice"

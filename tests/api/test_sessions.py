@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 
 from games import clock
 from games.store.models import ApiKey
-from games.writes import moderation
+from games.writes import accounts, moderation
 
 pytestmark = pytest.mark.django_db
 
@@ -225,3 +225,34 @@ def test_a_deactivated_account_is_refused_at_once(api, alice):
 def test_keys_are_stored_as_digests(alice):
     assert not ApiKey.objects.filter(digest=alice[1]).exists()
     assert ApiKey.objects.filter(prefix=alice[1][:8]).count() == 1
+
+
+def ticket_of(api, token: str) -> str:
+    response = api.as_user(token).post("/api/v1/auth/ws-ticket")
+    assert response.status_code == 201 and response.json()["expires_in"] == 30
+    return response.json()["ticket"]
+
+
+def test_a_ticket_opens_one_socket_for_its_account_once(api, alice):
+    ticket = ticket_of(api, alice[1])
+
+    assert accounts.ws_ticket_take(ticket=ticket) == alice[0]
+    assert accounts.ws_ticket_take(ticket=ticket) is None
+
+
+def test_a_ticket_expires_and_dies_with_its_key(api, alice, settings):
+    with clock.frozen(T0):
+        late = ticket_of(api, sign_in(api, "alice"))
+    with clock.frozen(T0 + dt.timedelta(seconds=settings.WS_TICKET_SECONDS)):
+        assert accounts.ws_ticket_take(ticket=late) is None
+    orphan = ticket_of(api, alice[1])
+    api.as_user(alice[1]).delete("/api/v1/auth/token")
+    assert accounts.ws_ticket_take(ticket=orphan) is None
+
+
+def test_a_ticket_of_a_deactivated_account_opens_nothing(api, alice):
+    ticket = ticket_of(api, alice[1])
+    get_user_model().objects.filter(pk=alice[0].pk).update(is_active=False)
+
+    assert accounts.ws_ticket_take(ticket=ticket) is None
+    assert api.post("/api/v1/auth/ws-ticket").status_code == 401  # and no ticket anonymously

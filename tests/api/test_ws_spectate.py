@@ -156,6 +156,8 @@ def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) ->
 
     async def scenario() -> None:
         assert await code(f"/ws/games/{public.game_id}/?after=x") == 4400
+        assert await code(f"/ws/games/{public.game_id}/?after=") == 4400  # blank, as REST
+        assert await code(f"/ws/games/{public.game_id}/?after=0&after=1") == 4400  # twice
         assert await code(f"/ws/games/{public.game_id}/?after=-1") == 4400
         assert await code(f"/ws/games/{public.game_id}/?after=9") == 4400
         assert await code("/ws/games/00000000-0000-4000-8000-000000000000/") == 4404

@@ -256,6 +256,13 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shot
     page.click("#replay-play")
     expect(page.locator("#position")).to_have_text("19 / 19", timeout=5000)
     shoot(page, shots, "replay")
+    # The replay offers the game in the notation, as a file.
+    with page.expect_download() as saved:
+        page.click("#replay-download")
+    assert saved.value.suggested_filename == f"{game['id']}.scorpion"
+    text = Path(saved.value.path()).read_text()
+    assert text.startswith('[Scorpion "1"]') and f'[Game "{game["id"]}"]' in text
+    assert "=won" in text
 
 
 def test_a_private_games_feed_opens_with_a_ticket_never_with_the_key(pages, server) -> None:

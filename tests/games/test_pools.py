@@ -203,3 +203,10 @@ def test_fill_pools_fills_by_hand() -> None:
     with open("/dev/null", "w") as out:
         call_command("fill_pools", "--rules", "classic,traditional", "--target", "2", stdout=out)
     assert pools.fresh_count("classic") == 2 and pools.fresh_count("traditional") == 2
+
+
+@pytest.mark.django_db
+def test_fill_stops_when_its_time_is_up() -> None:
+    pools.fill("classic", 50, seconds=0.0)  # one candidate at least, then the time is up
+
+    assert PoolCursor.objects.get(rules="classic").next_index == 1

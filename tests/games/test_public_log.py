@@ -175,7 +175,7 @@ def test_pages_follow_the_cursor_in_commit_order(alice) -> None:
         after = page[-1].cursor
     assert [entry.game_id for entry in seen] == [game.game_id for game in games]
     assert [entry.cursor for entry in seen] == sorted(entry.cursor for entry in seen)
-    assert log.Cursor.decode(after.encode()) == after and log.known(after)
+    assert log.Cursor.decode(after.encode()) == after and log.known_cursor(after)
 
 
 @pytest.mark.parametrize(

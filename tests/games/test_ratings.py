@@ -11,9 +11,12 @@ from django.core.management import call_command
 
 from games import clock
 from games.dailies.models import DailyChallenge
+from games.live import backlog
 from games.ratings import parameters
 from games.ratings.glicko2 import Rating, rate_one
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
+from games.reads import selectors
+from games.reads.visibility import Viewer
 from games.store import notation
 from games.store.models import Event, Game
 from games.store.notation import stored
@@ -89,6 +92,12 @@ def test_a_daily_game_is_rated_against_its_deal(alice, bob, django_user_model) -
         expected_deal = rate_one(first_deal, start, 0.0, tau=parameters.TAU)
         assert rating.deal_after == expected_deal.rating
         services.game_command(game_id=lost.game_id, actor=bob, command={"type": "resign"})
+        # A spectator resuming from the store gets the same change in the final frame.
+        seen = selectors.game_get(game_id=won.game_id, viewer=Viewer.of(alice))
+        version = seen.game.version
+        (frame,) = backlog.event_frames(seen, after=version - 1, upto=version)
+        assert frame.game["rating"]["after"] == rating.player_after
+        assert frame.game["rating"]["deal"] is None  # the day is open
 
     alice_rating = PlayerRating.objects.get(player=alice, rules="classic")
     assert alice_rating.rating == expected.rating and alice_rating.games == 1

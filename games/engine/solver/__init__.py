@@ -16,7 +16,7 @@ game is searched first (:class:`_Chain`). Their turns do not depend on the budge
 deal decided within a budget still gets the same answer under a larger one.
 
 Two cores run the search: the Python one (:mod:`.search`), the reference, and a native one
-(:mod:`.native`, in C), which searches exactly as it does, 25 to 65 times as fast, where
+(:mod:`.native`, in C), which searches exactly as it does, about 30 to 60 times as fast, where
 it is built. :data:`CORE` is the one that runs by default: ``native`` where it is built,
 else ``python``; the environment variable ``SOLVER_CORE`` (``native``, ``python`` or
 ``auto``) picks it for the process, and ``core=`` for one call.

@@ -51,13 +51,20 @@ class Command(BaseCommand):
                 raise CommandError("give --queues or --exclude-queues, not both")
             queues = ",".join(sorted(set(jobs.QUEUES) - excluded))
         if options["nice"] > 0:
-            os.nice(options["nice"])
+            _lower_priority(options["nice"])
         if options["die_with_parent"]:
             _die_with_parent()
         arguments = ["worker", "--concurrency", str(concurrency)]
         if queues:
             arguments += ["--queues", queues]
         call_command("procrastinate", *arguments)
+
+
+def _lower_priority(by: int) -> None:
+    """Lower this process's CPU priority by ``by`` (its threads inherit it). It stays in the
+    session of the server that started it: a session of its own at a low priority (Linux
+    ``sched_autogroup``) was measured to starve outright on a saturated machine."""
+    os.nice(by)
 
 
 def _die_with_parent() -> None:

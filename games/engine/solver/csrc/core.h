@@ -33,6 +33,9 @@ typedef struct {
     uint8_t dealt, won;
     /* Made by a move that changed only its two columns (and a cell): no run left. */
     uint8_t kept;
+    /* 0: a kid of which only the step, priority and won are set (a plain move, found
+     * seen or not from its parent's key), played only if it is new. */
+    uint8_t built;
     uint16_t removed;
     int32_t priority;
     /* With one deck, the columns by bottom card (order_by_bottom) once ``ordered``: a move
@@ -61,6 +64,8 @@ typedef struct {
      * in it each column's length byte and the cells' part: a child whose columns keep
      * their order has the parent's key with one or two columns changed (splice_key). */
     int64_t key;
+    /* The parent: its index on the kid stack, or -1 for the root. */
+    int64_t parent;
     uint8_t seg[NS_MAXCOLS];
     uint8_t cells_at;
     /* With one deck and one place per card, where each face-up card of the parent lies

@@ -273,6 +273,7 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
     else
         pack_two(s, node, child, v, t, t);
     child->kept = !runs && !(mode == NS_ALL && !s->settled);
+    child->built = 1;
     child->ordered = node->ordered && !runs && v[t].len - npile > 1 && (step.kind || b);
     if (child->ordered)
         memcpy(child->order, node->order, sizeof child->order);
@@ -304,6 +305,7 @@ static void deal(ns_search *s, const pos_t *node, pos_t *child)
     child->step = (step_t){2, 0, 0, 0};
     child->ordered = 0;
     child->kept = 0;
+    child->built = 1;
     child->dealt = 1;
     child->removed = (uint16_t)removed;
     child->won = (uint8_t)is_won(s, v, removed);
@@ -614,7 +616,9 @@ static void key_layout(const ns_search *s, const pos_t *p, frame_t *f);
 
 /* Search.children: push a frame of every successor worth searching, most promising first;
  * 0 when out of memory. ``node`` must not lie on the kid stack. */
-static int children(ns_search *s, const pos_t *node, int mark, int64_t key)
+static int plain(const ns_search *s, const pos_t *node, step_t step, int32_t *priority);
+
+static int children(ns_search *s, const pos_t *node, int mark, int64_t key, int64_t parent)
 {
     int progress, n;
     if (!grow((void **)&s->frames, &s->frames_cap, s->nframes + 1, sizeof(frame_t)))
@@ -656,8 +660,19 @@ static int children(ns_search *s, const pos_t *node, int mark, int64_t key)
             goto push;
         }
     }
-    for (int k = 0; k < n; k++)
-        play(s, node, s->steps[k], &kids[count++]);
+    /* With one deck, a plain move's kid is played only once it is found new. */
+    int lazy = key >= 0 && s->mode != NS_STAY && s->settled && node->ordered;
+    for (int k = 0; k < n; k++) {
+        pos_t *kid = &kids[count++];
+        step_t st = s->steps[k];
+        if (lazy && plain(s, node, st, &kid->priority)) {
+            kid->step = st;
+            kid->won = 0;
+            kid->built = 0;
+        } else {
+            play(s, node, st, kid);
+        }
+    }
     if (!node->dealt && s->nreserve && (s->any_time || !progress)) {
         deal(s, node, &kids[count]);
         int lost = 0;
@@ -704,6 +719,7 @@ push:
     f->at = 0;
     f->mark = mark;
     f->key = key;
+    f->parent = parent;
     if (key >= 0)
         key_layout(s, node, f);
     return 1;
@@ -784,6 +800,8 @@ static void order_by_bottom(const pos_t *p, uint8_t *cols, int n)
  * sorted. */
 static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out);
 
+static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent, step_t step, uint8_t *out);
+
 static int make_key(const ns_search *s, pos_t *p, uint8_t *out)
 {
     uint8_t order[NS_MAXCOLS];
@@ -845,13 +863,14 @@ static void key_layout(const ns_search *s, const pos_t *p, frame_t *f)
     f->cells_at = (uint8_t)at;
 }
 
-/* The cells' part of a key: a mark, then the cards in them, sorted. */
-static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out)
+/* The cells' part of a key: a mark, then the cards in them, sorted; cell ``skip`` (-1:
+ * none) counted as empty. */
+static int cells_part(const ns_search *s, const int8_t *in, int skip, uint8_t *out)
 {
     int cells[NS_MAXCELLS], m = 0, at = 0;
     for (int k = 0; k < s->ncells; k++) {
-        int card = p->cells[k];
-        if (card < 0)
+        int card = in[k];
+        if (card < 0 || k == skip)
             continue;
         int j = m - 1;
         while (j >= 0 && cells[j] > card) {
@@ -865,6 +884,11 @@ static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out)
     for (int k = 0; k < m; k++)
         out[at++] = (uint8_t)cells[k];
     return at;
+}
+
+static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out)
+{
+    return cells_part(s, p->cells, -1, out);
 }
 
 /* make_key of ``child``, a child of the frame's position whose columns are in the same
@@ -911,6 +935,109 @@ static int splice_key(const ns_search *s, const frame_t *f, const pos_t *child, 
         return at + plen - f->cells_at;
     }
     return at + cells_key(s, child, out + at);
+}
+
+/* splice_key of the kid the plain move ``step`` makes of ``parent`` (the frame's
+ * position), without playing it: column t gains the pile, column a keeps its first b
+ * cards (the last face-down one turned up where it is the last), a cell is emptied. */
+static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent, step_t step, uint8_t *out)
+{
+    const uint8_t *key = s->keys + f->key;
+    int plen = key[0];
+    key++;
+    int t = step.kind == 0 ? step.c : step.b;
+    const uint8_t *dest = COL(parent, t);
+    int destlen = LEN(parent, t);
+    const uint8_t *pile;
+    int npile;
+    uint8_t card[NS_SPARE] = {0};
+    if (step.kind == 0) {
+        pile = COL(parent, step.a) + 1 + step.b;
+        npile = LEN(parent, step.a) - 1 - step.b;
+    } else {
+        card[0] = (uint8_t)parent->cells[step.a];
+        pile = card;
+        npile = 1;
+    }
+    int x = t, y = -1;
+    if (step.kind == 0) {
+        y = step.a;
+        if (f->seg[y] < f->seg[x]) {
+            x = y;
+            y = t;
+        }
+    }
+    int from = f->seg[x], at = from;
+    copy_col(out, key, from);
+    for (int turn = 0; turn < 2; turn++) {
+        int c = turn ? y : x;
+        if (c < 0)
+            break;
+        if (turn) {
+            int n = f->seg[c] - from;
+            copy_col(out + at, key + from, n);
+            at += n;
+        }
+        if (c == t) {
+            out[at] = (uint8_t)(destlen + npile);
+            copy_col(out + at + 1, dest, destlen);
+            copy_col(out + at + 1 + destlen, pile, npile);
+            at += 1 + destlen + npile;
+        } else {
+            const uint8_t *src = COL(parent, c);
+            int b = step.b, down = src[0];
+            out[at] = (uint8_t)(b + 1);
+            copy_col(out + at + 1, src, b + 1);
+            out[at + 1] = (uint8_t)(b == down ? b - 1 : down);
+            at += 2 + b;
+        }
+        from = f->seg[c] + 1 + key[f->seg[c]];
+    }
+    int n = f->cells_at - from;
+    copy_col(out + at, key + from, n);
+    at += n;
+    if (!s->has_cells)
+        return at;
+    if (step.kind == 0) {
+        copy_col(out + at, key + f->cells_at, plen - f->cells_at);
+        return at + plen - f->cells_at;
+    }
+    return at + cells_part(s, parent->cells, step.a, out + at);
+}
+
+/* Whether the move ``step`` of ``node`` is plain: it leaves the columns in their order (it
+ * neither empties nor fills one) and no run can leave; then its priority, as play's. */
+static int plain(const ns_search *s, const pos_t *node, step_t step, int32_t *priority)
+{
+    int t = step.kind == 0 ? step.c : step.b;
+    int destlen = LEN(node, t);
+    if (destlen <= 1)
+        return 0;
+    int up_t = destlen - 1 - COL(node, t)[0];
+    if (step.kind == 1) {
+        int card = node->cells[step.a];
+        if (card % 13 == 0 && up_t + 1 >= 13)
+            return 0;
+        *priority = P_EMPTIES;
+        return 1;
+    }
+    const uint8_t *src = COL(node, step.a);
+    int b = step.b, npile = LEN(node, step.a) - 1 - b;
+    if (!b)
+        return 0;
+    /* A run may leave the destination (a pile ending in an Ace on 13 face-up cards), or,
+     * where runs leave from any column, the source. */
+    if (src[b + npile] % 13 == 0 && up_t + npile >= 13)
+        return 0;
+    int flip = b == src[0];
+    if (s->mode == NS_ALL && src[b] % 13 == 0 && b - (flip ? b - 1 : src[0]) >= 13)
+        return 0;
+    int low = src[1 + b];
+    int prio = flip ? P_FLIP : src[b] == low + 1 && low % 13 != 12 ? P_BREAKS : 0;
+    if (COL(node, t)[destlen - 1] / 13 == low / 13)
+        prio += P_BUILD;
+    *priority = prio;
+    return 1;
 }
 
 /* Two lanes of 8 bytes, so that each word waits on one multiplication, not on the whole
@@ -1041,7 +1168,7 @@ static int start(ns_search *s)
     int64_t at = (int64_t)s->keys_len;
     if (!table_add(s, key, len, h, slot))
         return -2;
-    return children(s, root, 0, s->two_decks ? -1 : at) ? -1 : -2;
+    return children(s, root, 0, s->two_decks ? -1 : at, -1) ? -1 : -2;
 }
 
 int ns_run(ns_search *s, int64_t budget)
@@ -1066,8 +1193,12 @@ int ns_run(ns_search *s, int64_t budget)
             s->nframes--;
             continue;
         }
-        pos_t *child = &s->kids[f->base + (size_t)s->rank[f->base + (size_t)f->at]];
-        int len = f->key >= 0 && child->ordered ? splice_key(s, f, child, key) : make_key(s, child, key);
+        size_t kid = f->base + (size_t)s->rank[f->base + (size_t)f->at];
+        pos_t *child = &s->kids[kid];
+        const pos_t *parent = f->parent < 0 ? &s->root : &s->kids[f->parent];
+        int len = !child->built              ? splice_step(s, f, parent, child->step, key)
+                  : f->key >= 0 && child->ordered ? splice_key(s, f, child, key)
+                                                  : make_key(s, child, key);
         uint64_t h = hash_key(key, len);
         size_t slot;
         if (table_find(s, key, len, h, &slot)) {
@@ -1084,6 +1215,8 @@ int ns_run(ns_search *s, int64_t budget)
         if (!table_add(s, key, len, h, slot) || !path_push(s, (size_t)mark, child->step))
             return NS_NOMEMORY;
         nodes++;
+        if (!child->built)
+            play(s, parent, child->step, child); /* its kids' parent, in its place */
         if (child->won) {
             s->nodes = nodes;
             return s->decided = NS_WON;
@@ -1095,8 +1228,8 @@ int ns_run(ns_search *s, int64_t budget)
             if (lost)
                 continue; /* lost (stranded cards) */
         }
-        node = *child; /* the kid stack may move as it grows */
-        if (!children(s, &node, mark + 1, s->two_decks ? -1 : at))
+        node = *child; /* a copy: the kid stack may move as it grows */
+        if (!children(s, &node, mark + 1, s->two_decks ? -1 : at, (int64_t)kid))
             return NS_NOMEMORY;
     }
     s->nodes = nodes;

@@ -19,8 +19,9 @@ const pause = (ms, signal) =>
   });
 
 /**
- * GET /games/{id}/analysis. A long search is answered 202 while it runs in the background:
- * the same address is asked again after its Retry-After (1 to 10 s) until the answer comes.
+ * GET /games/{id}/analysis. A long search is answered 202 while it runs in the background,
+ * and a caller at the cap of solver work 429: the same address is asked again after its
+ * Retry-After (1 to 10 s) until the answer comes.
  * Resolves to the analysis; rejects with the API's error (a daily game whose day is open is
  * 403 challenge_in_progress) or, past WAIT_MS, an ApiError coded "analysis_pending".
  */
@@ -28,11 +29,19 @@ export async function loadAnalysis(id, { signal } = {}) {
   const path = `/games/${encodeURIComponent(id)}/analysis`;
   const deadline = performance.now() + WAIT_MS;
   for (;;) {
-    const { data, response } = await api.request(path, { signal });
-    if (response.status !== 202) return data;
+    let retryAfter;
+    try {
+      const { data, response } = await api.request(path, { signal });
+      if (response.status !== 202) return data;
+      retryAfter = Number(response.headers.get("Retry-After"));
+    } catch (error) {
+      // 429 solver_busy: the caller's analyses in flight are at their cap, or every
+      // solver slot is busy; nothing was queued, so it is asked again later.
+      if (error.status !== 429 || performance.now() > deadline) throw error;
+      retryAfter = error.retryAfter;
+    }
     if (performance.now() > deadline) throw new api.ApiError(202, { code: "analysis_pending", detail: t("analysis.pending") });
-    const wait = Math.min(10, Math.max(1, Number(response.headers.get("Retry-After")) || 1));
-    await pause(wait * 1000, signal);
+    await pause(Math.min(10, Math.max(1, retryAfter || 1)) * 1000, signal);
   }
 }
 

@@ -218,6 +218,21 @@ export const moves = (id) => get(`/games/${encodeURIComponent(id)}/moves`);
 /** Take the hint for game `id` (the owner's: in a daily, race or arena game the server
  *  records it). The one place the client asks for a hint. */
 export const hint = (id) => post(`/games/${encodeURIComponent(id)}/hints`);
+/** A game in the notation (docs/notation.md) as a Blob, read with the token as every
+ *  request is (so a link could not carry it). */
+export async function notation(id) {
+  const sent = { Accept: "text/x-scorpion", "Accept-Language": getLang() };
+  const current = session();
+  if (current) sent.Authorization = `Token ${current.token}`;
+  let response;
+  try {
+    response = await fetch(`${BASE}/games/${encodeURIComponent(id)}?format=scorpion`, { headers: sent, credentials: "omit", cache: "no-store" });
+  } catch (error) {
+    throw new NetworkError(error.message);
+  }
+  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
+  return response.blob();
+}
 export const state = (id, version) => get(`/games/${encodeURIComponent(id)}/states/${version}`);
 export const player = (name) => get(`/players/${encodeURIComponent(name)}`);
 export const challenge = (date = "today") => get(`/challenges/${encodeURIComponent(date)}`);

@@ -57,26 +57,37 @@ export function t(key, params = {}) {
  * filled in as a number of that language and `params` as in t().
  */
 export function plural(key, n, params = {}) {
-  const form = new Intl.PluralRules(current).select(n);
+  const form = formatter(Intl.PluralRules).select(n);
   const strings = loaded[current] || EN;
   const chosen = `${key}.${form}` in strings ? `${key}.${form}` : `${key}.other`;
   return t(chosen, { n: num(n), ...params });
 }
 
+const formatters = new Map();
+
+/** An Intl formatter of `kind` for the page's language and `options`, made once: making
+ *  one costs tens of microseconds, and a live frame formats several numbers. */
+function formatter(kind, options) {
+  const key = `${kind.name}|${current}|${options ? JSON.stringify(options) : ""}`;
+  let made = formatters.get(key);
+  if (!made) formatters.set(key, (made = new kind(current, options)));
+  return made;
+}
+
 /** A number in the page's language. */
 export function num(value, options) {
-  return new Intl.NumberFormat(current, options).format(value);
+  return formatter(Intl.NumberFormat, options).format(value);
 }
 
 /** A date and time in the page's language. */
 export function when(iso, options = { dateStyle: "medium", timeStyle: "short" }) {
-  return new Intl.DateTimeFormat(current, options).format(new Date(iso));
+  return formatter(Intl.DateTimeFormat, options).format(new Date(iso));
 }
 
 /** "3 minutes ago", in the page's language. */
 export function ago(iso) {
   const seconds = Math.round((new Date(iso) - Date.now()) / 1000);
-  const format = new Intl.RelativeTimeFormat(current, { numeric: "auto" });
+  const format = formatter(Intl.RelativeTimeFormat, { numeric: "auto" });
   const abs = Math.abs(seconds);
   if (abs < 60) return format.format(seconds, "second");
   if (abs < 3600) return format.format(Math.round(seconds / 60), "minute");

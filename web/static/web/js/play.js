@@ -2,7 +2,6 @@
 // deals and an arena's. In a daily, race or arena game the first hint asks first, and says
 // what it costs (the server records it and the standings mark the player as aided).
 
-import { analysisPanel, hasLine } from "./analysis.js";
 import * as api from "./api.js";
 import { Board } from "./board.js";
 import { cardName } from "./cards.js";
@@ -187,7 +186,9 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     if (stopped) return;
     if (onFinished) return onFinished(game);
     const won = game.status === "won";
-    // What the solver says of the deal: could it be won, and where was the win lost.
+    // What the solver says of the deal: could it be won, and where was the win lost. Its
+    // module loads only now, so that a game's first view does not wait for it.
+    const { analysisPanel, hasLine } = await import("./analysis.js");
     const solver = analysisPanel(game, { id: "end-analysis" });
     solver.ready.then((analysis) => {
       if (analysis && hasLine(analysis)) {

@@ -1,7 +1,8 @@
 // A finished game (or a game of a race that is over) as a replay: a scrubber over every
-// version, step and play controls, and the move list, each move named by its card. Under the
-// result, what the solver found (analysis.js): whether the deal could be won, where the win
-// was lost, and a winning line from the last winnable position, played on the same board.
+// version, step and play controls, the move list, each move named by its card, and the
+// game in the notation to download. Under the result, what the solver found (analysis.js):
+// whether the deal could be won, where the win was lost, and a winning line from the last
+// winnable position, played on the same board.
 
 import { analysisPanel } from "./analysis.js";
 import * as api from "./api.js";
@@ -39,6 +40,7 @@ export function mountReplay(container, final, rules, { showLine = new URLSearchP
     ctl("replay-last", t("replay.last"), "last", () => go(last())),
     range,
     position,
+    h("button", { type: "button", class: "btn btn-tool", id: "replay-download", title: t("replay.download"), onclick: download }, ".scorpion"),
   );
   const history = moveList();
   const result = h("div", { class: "banner banner-result", id: "banner" }, t(`end.replay_${final.status}`, { player: final.owner }));
@@ -130,6 +132,20 @@ export function mountReplay(container, final, rules, { showLine = new URLSearchP
   }
   const last = () => (line ? line.length - 1 : final.version);
   const first = () => (line ? 0 : 1);
+
+  // The game in the notation, saved as a file (fetched with the token: a link carries none).
+  async function download() {
+    try {
+      const url = URL.createObjectURL(await api.notation(final.id));
+      const link = h("a", { href: url, download: `${final.id}.scorpion`, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (error) {
+      toast(error.detail || t("error.network"), "error");
+    }
+  }
 
   let shown = 0;
   async function go(version) {

@@ -219,6 +219,7 @@ export default {
   "replay.pause": "Pause",
   "replay.position": "Position in the game",
   "replay.at": "{n} / {total}",
+  "replay.download": "Download in the notation (.scorpion)",
 
   "daily.title": "Today's challenge",
   "daily.race": "Race today's deal",

@@ -220,6 +220,7 @@ export default {
   "replay.pause": "Pausa",
   "replay.position": "Momento de la partida",
   "replay.at": "{n} / {total}",
+  "replay.download": "Descargar en la notación (.scorpion)",
 
   "daily.title": "El reto de hoy",
   "daily.race": "Compite con el reparto de hoy",

@@ -220,6 +220,7 @@ export default {
   "replay.pause": "Pausa",
   "replay.position": "Punto della partita",
   "replay.at": "{n} / {total}",
+  "replay.download": "Scarica nella notazione (.scorpion)",
 
   "daily.title": "La sfida di oggi",
   "daily.race": "Gareggia sulla smazzata di oggi",

@@ -220,6 +220,7 @@ export default {
   "replay.pause": "Pausar",
   "replay.position": "Momento da partida",
   "replay.at": "{n} / {total}",
+  "replay.download": "Baixar na notação (.scorpion)",
 
   "daily.title": "O desafio de hoje",
   "daily.race": "Dispute a distribuição de hoje",
