@@ -188,7 +188,7 @@ def test_the_hint_bot_plays_a_game_to_its_end(server) -> None:
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
     with signed_in(server, f"racer-{mode}") as racer:
-        race = racer.create_race(countdown=2, time_limit=600, deals=1)
+        race = racer.create_race(countdown=3, time_limit=600, deals=1)
         follower = subprocess.Popen(
             [
                 sys.executable,
@@ -202,6 +202,12 @@ def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
+        # Its first standings: it is watching (a feed opened after the finish would wait).
+        assert follower.stdout is not None
+        first = follower.stdout.readline()
+        while first and not first.startswith("standings"):
+            first = follower.stdout.readline()
+        assert first.startswith("standings"), follower.stderr.read() if follower.stderr else ""
         deadline = time.monotonic() + 30
         while racer.race(race["code"])["status"] != "running":
             assert time.monotonic() < deadline
@@ -210,8 +216,7 @@ def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
         racer.command(game["id"], {"type": "resign"})
         out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
-    lines = out.splitlines()
-    assert any(line.startswith("standings") for line in lines), out
+    lines = [first, *out.splitlines()]
     assert lines[-1].startswith(f"finish 1 racer-{mode} 0/1"), out
 
 
