@@ -4,7 +4,8 @@ PostgreSQL), every answer a 4xx or 2xx; errors of the API in its JSON shape with
 
 - **Dates at the calendar's edge** in every date, month, week and time a client names: the
   leaderboards' ``at`` (each period), the archive's ``month``, a challenge's day in its
-  paths, a race's ``starts_at``, and the times inside the cursors the server pages by.
+  paths, an export's month, a race's ``starts_at``, and the times inside the cursors the
+  server pages by.
 - **Odd characters** (NUL, controls, lone surrogates, very long text, percent escapes) in
   every path parameter (game ids, race codes, arena ids, days, usernames, scopes and
   metrics) and every query parameter.
@@ -166,6 +167,8 @@ def test_dates_at_the_calendars_edge(world, day: str, at: str, period: str, scop
         "/api/v1/games?" + query({"cursor": _cursor(("p", at))}),
         "/api/v1/races?" + query({"cursor": _cursor(("p", at))}),
         "/api/v1/arenas?" + query({"cursor": _cursor(("p", at), ("r", "1"))}),
+        f"/api/v1/exports/{in_path(day)}.scorpion.gz",
+        f"/api/v1/exports/{in_path(day)}.scorpion.gz.sha256",
         f"/daily/{in_path(day)}",
         f"/archive/{in_path(day)}",
     ):
@@ -199,6 +202,7 @@ _PATHS = [
     "/api/v1/arenas/{}",
     "/api/v1/arenas/{}/games",
     "/api/v1/arenas/{}/standings",
+    "/api/v1/exports/{}",
     # The browser client's pages.
     "/daily/{}",
     "/archive/{}",
@@ -226,6 +230,7 @@ _QUERIES = [
     ("/api/v1/races", ["status", "limit", "cursor"]),
     ("/api/v1/arenas", ["status", "limit", "cursor"]),
     ("/api/v1/races/{race}/standings", ["limit"]),
+    ("/api/v1/log", ["after", "limit", "format"]),
 ]
 
 
