@@ -37,7 +37,7 @@ from games.writes import accounts
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: Every generated test draws at least this many cases.
-CASES = 250
+CASES = 200
 
 _SETTINGS = settings(
     max_examples=CASES,
@@ -254,6 +254,17 @@ def test_odd_characters_in_paths_and_queries(world, text: str, prefix: str):
         for name in names:
             url = f"{path}?{name}={in_path(glued)}"
             assert_client_error(client.get(url), url)
+    # And in the headers a client sends: its key, a command's Idempotency-Key, a request id.
+    header = glued.encode("utf-8", "surrogatepass").decode("latin-1", "replace")
+    anyone = Client(raise_request_exception=False)
+    url = "/api/v1/auth/me"
+    assert_client_error(anyone.get(url, HTTP_AUTHORIZATION=f"Token {header}"), url)
+    url = f"/api/v1/games/{world['game']}/commands"
+    answer = client.post(
+        url, {"type": "resign"}, content_type="application/json", HTTP_IDEMPOTENCY_KEY=header
+    )
+    assert_client_error(answer, url)
+    assert_client_error(client.get("/api/v1/rules", HTTP_X_REQUEST_ID=header), "/api/v1/rules")
 
 
 # --- traversal under /static/ --------------------------------------------------------------
