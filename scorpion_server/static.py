@@ -7,9 +7,11 @@ sent with a year-long ``immutable`` cache header: a returning visitor fetches no
 HTML shell. ServeStatic answers ``/static/`` at the ASGI level, with no Django request, no
 thread and the compressed copy when the browser accepts it.
 
-A server started without ``collectstatic`` (a bare daphne from the source tree, as the tests
-start it) serves the source files under their plain names, for a minute of cache; with
-``DEBUG`` on, it reads them afresh on every request, so an edit shows on reload.
+A server whose ``STATIC_ROOT`` holds no collected files (a bare daphne from the source tree,
+as the tests start it, each with a data folder of its own) serves the source files under
+their plain names, for a minute of cache; with ``DEBUG`` on, it reads them afresh on every
+request, so an edit shows on reload. With ``DEBUG`` off, files collected earlier in the
+same data folder are what it serves, as collected then.
 """
 
 from __future__ import annotations

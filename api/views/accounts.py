@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.conf import settings
 from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -19,7 +21,7 @@ from api.schema import CURSOR_PARAMETER, SIGNED_IN, errors, limit_parameter
 from api.throttles import AnonThrottle, AuthThrottle, UserThrottle
 from api.views import callers
 from games import engine
-from games.errors import PlayerNotFound
+from games.errors import KeyNotFound, PlayerNotFound
 from games.reads import accounts as account_reads
 from games.reads import ratings, records, shapes
 from games.writes import accounts
@@ -89,7 +91,9 @@ class TokenRevokeApi(_SignedInApi):
         if key_id is None:
             logout(request._request)
         else:
-            accounts.key_revoke(user=callers.player(request), key_id=key_id)
+            # A concurrent sign-out with the same key may have revoked it first: done all the same.
+            with contextlib.suppress(KeyNotFound):
+                accounts.key_revoke(user=callers.player(request), key_id=key_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -46,7 +46,8 @@ from .state import PLAYING, State, position
 #: How many completions a hint samples, and the solver's node budget for each.
 SAMPLES = 128
 SAMPLE_BUDGET = 400
-#: Wall-clock seconds after which a hint stops refining and answers with what it has.
+#: Wall-clock seconds after which a hint asked for in a request stops refining and answers
+#: with what it has (``HINT_TIME_LIMIT``'s default; :func:`hint` itself has none).
 TIME_LIMIT = 0.25
 #: Under a time limit, the hint first chooses from this many samples, and answers with that
 #: choice when the limit cuts the choice from all of them short.
@@ -153,7 +154,7 @@ def hint(
     samples: int = SAMPLES,
     budget: int = SAMPLE_BUDGET,
     plans: bool = True,
-    time_limit: float | None = TIME_LIMIT,
+    time_limit: float | None = None,
 ) -> Hint:
     """The hint for the position ``view`` shows (see the module's docstring).
 
@@ -177,13 +178,14 @@ def hint(
     each action, and the hint is the action after which the most of them are not proved
     lost (``source`` ``heuristic``, ``wins`` 0).
 
-    ``time_limit`` (seconds of wall clock, None for none) bounds the work when the machine
-    is busy. Under a limit the hint first chooses from the first :data:`QUICK_SAMPLES`
-    samples, then from all of them; past the limit it stops solving and trying, and
-    answers with the choice from all samples when it was made, else the quick one, else
-    the best action tried in full, else the first move of the most won lines (``samples``
-    is then the number solved). On a quiet machine the limit is never reached and the hint
-    depends on the view alone.
+    ``time_limit`` (seconds of wall clock; None, the default, for none) bounds the work when
+    the machine is busy: the request path passes ``HINT_TIME_LIMIT`` (:data:`TIME_LIMIT`).
+    Under a limit the hint first chooses from the first :data:`QUICK_SAMPLES` samples, then
+    from all of them; past the limit it stops solving and trying, and answers with the
+    choice from all samples when it was made, else the quick one, else the best action
+    tried in full, else the first move of the most won lines (``samples`` is then the
+    number solved). Without a limit, or on a quiet machine, the hint depends on the view
+    alone.
     """
     if view["status"] != PLAYING:
         return Hint(None, 0, 0, "none")

@@ -110,10 +110,8 @@ def expected_at(place: str, mode: str, state: str, viewer: str) -> str:
             return outcome
         if state == "playing":
             return "refused:game_not_finished"
-        return {
-            "daily_open": "refused:challenge_in_progress",
-            "race_running": "refused:contest_in_progress",
-        }.get(mode, "analysed")
+        # The owner's own game, or staff's view of it: not while its contest runs.
+        return "refused:analysis_not_yet" if mode in RACING else "analysed"
     if place == "notation" and outcome == "masked":
         # It names the deal: where the hidden cards are masked, it is refused.
         return {

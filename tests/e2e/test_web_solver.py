@@ -177,6 +177,10 @@ def test_the_lobby_deals_a_winnable_deal_by_default_and_shows_its_difficulty(
     assert not page.is_checked("#winnable")  # easy: 99%
     page.check("input[name=rules][value=classic]")
     assert page.is_checked("#winnable")
+    # Today's challenge is not prepared here (no job runs): the lobby says the server's reason.
+    today = player.api.get("/challenges/today")
+    assert today.status_code >= 400
+    assert page.text_content("#daily-problem") == today.json()["detail"]
     shoot(page, shots, "solver-lobby-winnable")
     page.click("#start-game")
     tag = page.wait_for_selector("#certified")

@@ -223,3 +223,25 @@ def test_an_action_that_shows_nothing_is_worth_what_one_plan_wins() -> None:
     assert planned.action == Move(source=3, index=3, to=6)
     assert state.down[2] == 3, "column 3's move turns up a card"
     assert planned.wins < alone.wins
+
+
+def test_a_choice_cut_short_says_so() -> None:
+    state = engine.new_game(CLASSIC, engine.seeded_deal(CLASSIC, 0))
+    view = engine.player_view(state)
+    won = [
+        (sample, solution.line)
+        for sample in hints.completions(CLASSIC, view, FEW)
+        if (solution := solve(CLASSIC, sample, hints.SAMPLE_BUDGET)).verdict == "won"
+    ]
+    legal = engine.legal_actions(state)
+
+    def rank(action: object, wins: int) -> tuple[int, int]:
+        return (-wins, legal.index(action))  # type: ignore[arg-type]
+
+    assert won
+    best, worth, complete = hints._choose(
+        CLASSIC, legal, won, rank, hints.SAMPLE_BUDGET, True, hints._Clock(None)
+    )
+    assert complete and best in legal and 0 < worth <= len(won)
+    cut = hints._choose(CLASSIC, legal, won, rank, hints.SAMPLE_BUDGET, True, hints._Clock(-1.0))
+    assert cut == (None, 0, False)

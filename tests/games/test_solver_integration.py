@@ -18,7 +18,7 @@ from games.dailies import preparer
 from games.dailies.models import DailyChallenge, Standing
 from games.engine import analysis
 from games.engine.solver import solve
-from games.errors import ChallengeInProgress, ChallengeNotReady, GameNotFinished
+from games.errors import AnalysisNotYet, ChallengeNotReady, GameNotFinished
 from games.reads import presenters, selectors
 from games.reads.visibility import Viewer
 from games.store.models import Event, Game, GameAnalysis
@@ -318,7 +318,7 @@ def test_no_analysis_of_a_daily_game_while_its_day_is_open(alice) -> None:
     with at(DAY):
         joined, _ = services.challenge_join(date=DAY, player=alice)
         play(joined, alice, [{"type": "resign"}])
-        with pytest.raises(ChallengeInProgress):
+        with pytest.raises(AnalysisNotYet):
             analyses.game_analysis(
                 selectors.game_get(game_id=joined.game_id, viewer=Viewer.of(alice)),
                 requester="test",

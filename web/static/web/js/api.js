@@ -246,6 +246,8 @@ export const arena = (id) => get(`/arenas/${encodeURIComponent(id)}`);
 export const arenaStandings = (id) => get(`/arenas/${encodeURIComponent(id)}/standings`);
 export const arenaGames = (id) => get(`/arenas/${encodeURIComponent(id)}/games`);
 export const boards = () => get("/leaderboards");
+export const ratings = (name) => get(`/players/${encodeURIComponent(name)}/ratings`);
+export const ratingHistory = (name, rules) => get(`/players/${encodeURIComponent(name)}/ratings/${encodeURIComponent(rules)}?limit=200`);
 
 /** A page of a leaderboard: `query` holds period, at, limit (and cursor from `next`). */
 export function leaderboard(scope, metric, query = {}) {

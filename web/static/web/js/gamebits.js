@@ -26,6 +26,7 @@ export function header(game, rules, extra = []) {
             text: t("difficulty.tag", { label: t(`difficulty.${game.certified.label}`) }),
           })
         : null,
+      game.rated ? h("span", { class: "tag tag-rated", id: "rated-tag", text: t("rating.rated_tag") }) : null,
       extra),
   );
 }

@@ -3,7 +3,7 @@
 // conditional GET: nothing comes back until the list changes).
 
 import * as api from "../api.js";
-import { h, replace, toast } from "../dom.js";
+import { h, modal, replace, toast } from "../dom.js";
 import { plural, t } from "../i18n.js";
 import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
@@ -79,6 +79,8 @@ function renderNewGame(panel, rules, me) {
   const seed = h("input", { id: "seed", name: "seed", inputmode: "numeric", pattern: "[0-9]*", placeholder: t("lobby.seed_placeholder"), autocomplete: "off" });
   const visible = h("input", { id: "public", type: "checkbox", checked: true });
   const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.signin_to_play") });
+  // A rated game: the player against a certified deal rated near them (docs/ratings.md).
+  const rated = me ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
   const form = h(
     "form",
     { class: "new-game-form" },
@@ -94,17 +96,21 @@ function renderNewGame(panel, rules, me) {
       h("div", { class: "option-row check" }, visible, h("label", { for: "public", text: t("lobby.public") })),
       h("p", { class: "muted small", text: t("lobby.public_help") }),
     ),
-    start,
+    h("div", { class: "start-row" }, start, rated),
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!me) return navigate("/signin?next=/");
     const body = { rules: chosen, public: visible.checked };
+    if (event.submitter === rated) body.rated = true; // always a certified deal of the server's choice
     // A chosen seed is that deal; otherwise a certified one when asked for.
-    if (seed.value.trim()) body.seed = Number(seed.value.trim());
+    else if (seed.value.trim()) body.seed = Number(seed.value.trim());
     else if (winnable.checked) body.winnable = true;
     start.disabled = true;
+    if (rated) rated.disabled = true;
     try {
+      // A new rated game resigns an unfinished one of the ruleset (a loss): ask first.
+      if (body.rated && !(await mayAbandonRated(me, chosen))) return;
       const game = await api.post("/games", body);
       navigate(`/games/${game.id}`);
     } catch (error) {
@@ -112,9 +118,26 @@ function renderNewGame(panel, rules, me) {
       toast(fields || error.detail || t("error.network"), "error");
     } finally {
       start.disabled = false;
+      if (rated) rated.disabled = false;
     }
   });
   replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
+}
+
+/** Whether the player has no rated game of `rules` in play, or agrees to resign it. */
+async function mayAbandonRated(me, rules) {
+  const page = await api.gamesPage({ owner: me.username, status: "playing", rules, limit: 50 });
+  const open = page.results.find((g) => g.rated && g.owner === me.username);
+  if (!open) return true;
+  const answer = await modal({
+    title: t("rated.abandon_title"),
+    body: [h("p", { text: t("rated.abandon_text") }), h("p", {}, h("a", { href: `/games/${open.id}`, id: "rated-open", text: t("rated.abandon_open") }))],
+    buttons: [
+      { label: t("dialog.cancel"), value: "cancel", primary: true },
+      { label: t("rated.abandon_yes"), value: "yes", danger: true },
+    ],
+  });
+  return answer === "yes";
 }
 
 async function loadDaily(panel, stops) {
@@ -132,8 +155,10 @@ async function loadDaily(panel, stops) {
       h("a", { href: "/daily", class: "btn btn-gold btn-wide", id: "daily-link", text: t("daily.race") }),
       h("a", { href: "/archive", class: "small archive-link", text: t("archive.link") }),
     );
-  } catch {
-    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: "form-error", text: t("error.network") }));
+  } catch (error) {
+    // The server's own reason when it answered (a day still being prepared), else the network.
+    const reason = error instanceof api.ApiError ? error.detail : t("error.network");
+    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: error instanceof api.ApiError ? "muted" : "form-error", id: "daily-problem", text: reason }));
   }
 }
 
