@@ -15,9 +15,10 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.generators import SchemaGenerator
 
+from api.exceptions import error_body
 from games import live
 
 #: Each feed's channel: its address and its parameters (docs/api.md#websocket).
@@ -160,7 +161,12 @@ def document() -> dict[str, Any]:
     }
 
 
-@require_GET
+@csrf_exempt  # any other method is a 405 in the API's shape, not a CSRF failure
 def asyncapi_view(request: HttpRequest) -> HttpResponse:
-    """``GET /api/asyncapi.json``: the document, as JSON."""
+    """``GET /api/asyncapi.json``: the document, as JSON (other methods: 405
+    ``method_not_allowed``, as everywhere under ``/api/``)."""
+    if request.method not in ("GET", "HEAD"):
+        refused = JsonResponse(error_body("method_not_allowed"), status=405)
+        refused["Allow"] = "GET, HEAD"
+        return refused
     return JsonResponse(document(), json_dumps_params={"ensure_ascii": False})

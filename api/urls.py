@@ -99,7 +99,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("log", log.LogApi.as_view(), name="log"),
     path("log/stream", log.LogStreamApi.as_view(), name="log-stream"),
     path("exports", log.ExportListApi.as_view(), name="exports"),
-    path("exports/<str:name>", log.ExportGetApi.as_view(), name="export-get"),
+    path("exports/<text:name>", log.ExportGetApi.as_view(), name="export-get"),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),
 ]

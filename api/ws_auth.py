@@ -49,6 +49,8 @@ class BrowserOriginValidator(OriginValidator):  # type: ignore[misc]
         allowed = list(settings.ALLOWED_HOSTS)
         if settings.DEBUG and not allowed:
             allowed = ["localhost", "127.0.0.1", "[::1]"]
+        # The pages of the origins trusted for cross-origin API calls may open feeds too.
+        allowed += list(settings.CORS_ALLOWED_ORIGINS)
         super().__init__(application, allowed)
 
     def valid_origin(self, parsed_origin: Any) -> bool:

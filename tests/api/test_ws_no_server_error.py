@@ -6,7 +6,7 @@ closed with a 44xx code; none ends in an exception (which daphne sends as 1011).
 - **Paths the router does not know**: anything outside the four feeds, and each feed's
   path without its final ``/``, with a segment too many, or with an empty parameter.
 - **Odd characters** (NUL, controls, lone surrogates, long text) in every path parameter
-  and every query parameter (``after``, ``watchers``).
+  and every query parameter (``after``, ``watchers``, ``ticket``, ``token``).
 - **Dates at the calendar's edge** in a daily challenge's feed.
 """
 
@@ -110,16 +110,19 @@ def test_paths_the_router_does_not_know(ids, parts: list[str], prefix: str, slas
 @_SETTINGS
 @given(
     text=odd_texts,
-    where=st.sampled_from(["games", "challenges", "races", "arenas", "after", "watchers"]),
+    where=st.sampled_from(
+        ["games", "challenges", "races", "arenas", "after", "watchers", "ticket", "token"]
+    ),
     glue=st.booleans(),
 )
 @example(text="\x00", where="races", glue=True)
 @example(text="\x00", where="arenas", glue=False)
 @example(text="\ud800", where="after", glue=False)
+@example(text="\x00", where="ticket", glue=False)
 def test_odd_characters_in_feed_paths_and_queries(ids, text: str, where: str, glue: bool):
     real = {"games": ids["game"], "challenges": "today", "races": ids["race"]}
     real["arenas"] = ids["arena"]
-    if where in ("after", "watchers"):
+    if where in ("after", "watchers", "ticket", "token"):
         value = quote(text.encode("utf-8", "surrogatepass"), safe="")
         path = f"/ws/games/{ids['game']}/?{where}={value}"
     else:

@@ -152,7 +152,7 @@ def test_arena_feed_frames_match_the_document(server, document, django_user_mode
     arena = contests.arena_schedule(
         rules="classic",
         starts_at=now + dt.timedelta(seconds=1.5),
-        ends_at=now + dt.timedelta(seconds=6),
+        ends_at=now + dt.timedelta(seconds=12),
     )
     alice = player(django_user_model, "alice")
     frames = Frames(document, "arena")
@@ -165,7 +165,7 @@ def test_arena_feed_frames_match_the_document(server, document, django_user_mode
         game = dealt.json()["id"]
         alice.post(f"{server.http}/api/v1/games/{game}/commands", json={"type": "resign"})
         frames.until(ws, "standings")
-        finish = frames.until(ws, "finish", timeout=20)
+        finish = frames.until(ws, "finish", timeout=30)
         assert finish["results"][0]["games"] == [game]
     assert {"arena", "standings", "start", "finish"} <= frames.types()
 

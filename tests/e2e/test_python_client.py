@@ -188,7 +188,7 @@ def test_the_hint_bot_plays_a_game_to_its_end(server) -> None:
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
     with signed_in(server, f"racer-{mode}") as racer:
-        race = racer.create_race(countdown=2, time_limit=600, deals=1)
+        race = racer.create_race(countdown=3, time_limit=600, deals=1)
         follower = subprocess.Popen(
             [
                 sys.executable,
@@ -202,6 +202,12 @@ def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
+        # Its first standings: it is watching (a feed opened after the finish would wait).
+        assert follower.stdout is not None
+        first = follower.stdout.readline()
+        while first and not first.startswith("standings"):
+            first = follower.stdout.readline()
+        assert first.startswith("standings"), follower.stderr.read() if follower.stderr else ""
         deadline = time.monotonic() + 30
         while racer.race(race["code"])["status"] != "running":
             assert time.monotonic() < deadline
@@ -210,6 +216,25 @@ def test_the_race_follower_follows_a_race_to_its_finish(server, mode) -> None:
         racer.command(game["id"], {"type": "resign"})
         out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
-    lines = out.splitlines()
-    assert any(line.startswith("standings") for line in lines), out
+    lines = [first, *out.splitlines()]
     assert lines[-1].startswith(f"finish 1 racer-{mode} 0/1"), out
+
+
+def test_websocket_credentials_fall_back_to_the_key_without_tickets() -> None:
+    """Against a server that hands out no tickets (an older one: 404), a feed opens with
+    ``?token=``; the client asks only once. (A stand-in server: only its 404 matters.)"""
+    asked = []
+
+    def older_server(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return httpx.Response(404, json={"code": "not_found", "detail": "Not found."})
+
+    client = Client(
+        "http://old.example:8000",
+        token="k",
+        http=httpx.Client(transport=httpx.MockTransport(older_server)),
+    )
+    feed = client.watch_game("g-1", after=3)
+    assert feed.url() == "ws://old.example:8000/ws/games/g-1/?token=k&after=3"
+    assert feed.url().endswith("?token=k&after=3") and client.tickets is False
+    assert asked == ["/api/v1/auth/ws-ticket"]
