@@ -221,7 +221,7 @@ def cursors(url: str, count: int, *, limit: int | None = None) -> list[str]:
     """``count`` cursors at random places of the log (of its first ``limit`` entries)."""
     with psycopg.connect(url) as db:
         rows = db.execute(
-            "SELECT xid::text, id FROM games_public_log ORDER BY xid, id"
+            "SELECT xid::text AS x, id FROM games_public_log ORDER BY xid, id"
             + (f" LIMIT {int(limit)}" if limit else "")
         ).fetchall()
     rng = random.Random(7)
@@ -237,7 +237,7 @@ def raw_page(db: psycopg.Connection[Any], cursor: str) -> float:
     xid, id_ = struct.unpack(">QQ", base64.urlsafe_b64decode(cursor + "=="))
     started = time.perf_counter()
     db.execute(
-        "SELECT xid::text, id, game_id, published_at, version, notation FROM games_public_log"
+        "SELECT xid::text AS x, id, game_id, published_at, version, notation FROM games_public_log"
         " WHERE xid < pg_snapshot_xmin(pg_current_snapshot())"
         " AND (xid, id) > (%s::xid8, %s) ORDER BY xid, id LIMIT 500",
         [str(xid), id_],

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 
-from games.reads import presenters
-from games.reads.shapes import LogEntryBody
 from games.store import log
 from games.store.log import BadCursor, Cursor
 
@@ -33,34 +31,25 @@ def cursor_of(text: str | None) -> Cursor | None:
 
 def log_page(*, after: Cursor | None, limit: int, format: str) -> tuple[list[str], Cursor | None]:
     """Up to ``limit`` games of the log after ``after`` in ``format``, each as the JSON text
-    of its :class:`LogEntryBody` (so that stored text is passed through, not parsed), and
-    where the next read starts (the last entry's cursor, or ``after`` when there was none).
+    of its ``shapes.LogEntryBody`` (stored text is passed through, not parsed), and where
+    the next read starts (the last entry's cursor, or ``after`` when there was none).
     :class:`BadCursor` for an ``after`` that names no entry."""
     entries = log.entries(after, min(limit, PAGE_MAX))
     texts = _notation(entries) if format == "scorpion" else _events(entries)
     return texts, entries[-1].cursor if entries else after
 
 
-def _head(entry: log.Entry) -> str:
-    """The entry's body without its closing brace, to add the game to."""
-    body: LogEntryBody = {
-        "cursor": entry.cursor.encode(),
-        "game": str(entry.game_id),
-        "published_at": presenters.timestamp(entry.published_at) or "",
-    }
-    return json.dumps(body, separators=(",", ":"))[:-1]
-
-
 def _notation(entries: list[log.Entry]) -> list[str]:
-    missing = log.write(entry.game_id for entry in entries if entry.notation is None)
+    missing = log.write(entry.game_id for entry in entries if entry.notation_json is None)
     texts = []
     for entry in entries:
-        text = entry.notation
-        text = text if text is not None else missing[entry.game_id][1]
-        texts.append(f'{_head(entry)},"notation":{json.dumps(text, ensure_ascii=False)}}}')
+        text = entry.notation_json
+        if text is None:
+            text = json.dumps(missing[entry.game_id][1], ensure_ascii=False)
+        texts.append(f'{entry.head},"notation":{text}}}')
     return texts
 
 
 def _events(entries: list[log.Entry]) -> list[str]:
     found = log.events_json([entry.game_id for entry in entries])
-    return [f'{_head(entry)},"events":{found[entry.game_id]}}}' for entry in entries]
+    return [f'{entry.head},"events":{found[entry.game_id]}}}' for entry in entries]

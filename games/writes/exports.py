@@ -11,9 +11,9 @@ there. :func:`verify` reads a file back through the notation's reader, which rep
 game, and refuses a corrupt one with the line and the reason.
 
 Why gzip rather than zstd: every language and every system reads gzip with what it has
-(``zcat``, the standard libraries), the notation compresses well with it (docs/api.md
-quotes the ratio), and the export runs once a month; zstd would read faster and be a
-little smaller, at the cost of a dependency here and for every reader.
+(``zcat``, the standard libraries), the notation compresses to about a third with it
+(docs/benchmarks.md#the-public-log), and the export runs once a month; zstd would read
+faster and be a little smaller, at the cost of a dependency here and for every reader.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
     return Written(export, target, streamed)
 
 
-def write_entries(entries: Iterator[log.Entry], out: IO[bytes] | gzip.GzipFile) -> int:
+def write_entries(entries: Iterator[log.Published], out: IO[bytes] | gzip.GzipFile) -> int:
     """Write each entry's notation to ``out`` (the stored text; a game without one is written
     now), in order; how many games."""
     games = 0

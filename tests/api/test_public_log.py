@@ -23,7 +23,7 @@ from games import clock
 from games.dailies import challenges as dailies
 from games.reads import presenters
 from games.store import log, notation
-from games.store.models import Event
+from games.store.models import Event, PublicLogEntry
 from games.writes import contests, public_log, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,7 +52,11 @@ def test_pages_follow_next_and_end_where_the_log_ends(api, alice) -> None:
     ids = finished_games(alice[0], 3)
     first = api.get("/api/v1/log?limit=2").json()
     assert [entry["game"] for entry in first["results"]] == ids[:2]
-    assert first["next"] == first["results"][-1]["cursor"]
+    assert first["next"] == first["results"][-1]["cursor"]  # written by PostgreSQL, and here
+    rows = PublicLogEntry.objects.order_by("id")
+    assert [e["published_at"] for e in first["results"]] == [
+        presenters.timestamp(row.published_at) for row in rows[:2]
+    ]
     second = api.get(f"/api/v1/log?limit=2&after={first['next']}").json()
     assert [entry["game"] for entry in second["results"]] == ids[2:]
     third = api.get(f"/api/v1/log?after={second['next']}").json()

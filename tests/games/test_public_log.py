@@ -201,3 +201,18 @@ def test_events_in_commit_order_resume_after_any_event(alice) -> None:
     ]
     rest = list(log.events_in_commit_order(log.event_cursor(events[1])))
     assert rest == events[2:]
+
+
+def test_the_order_is_by_transaction_id_as_a_number_not_as_text(alice) -> None:
+    games = [services.game_create(owner=alice, seed=30 + n) for n in range(3)]
+    for game in games:
+        resign(game.game_id, alice)
+    for game, xid in zip(games, ("100", "99", "1000"), strict=True):
+        PublicLogEntry.objects.filter(game_id=game.game_id).update(xid=xid)
+    settled()
+    entries = log.entries(None, 10)
+    assert [e.cursor.xid for e in entries] == [99, 100, 1000]
+    assert [e.game_id for e in log.entries(entries[0].cursor, 10)] == [
+        games[0].game_id,
+        games[2].game_id,
+    ]
