@@ -6,20 +6,42 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
-from games.store.models import Event, Game, GameAnalysis, ModerationAct, Player, PlayerAccount
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
+from games.store.models import (
+    ApiKey,
+    Event,
+    Game,
+    GameAnalysis,
+    ModerationAct,
+    Player,
+    PlayerAccount,
+    PublicLogEntry,
+    WsTicket,
+)
 
 __all__ = [
+    "ApiKey",
     "BoardEntry",
     "BoardResult",
+    "CertifiedDeal",
     "Contest",
     "ContestResult",
     "DailyChallenge",
+    "DealRating",
     "Entrant",
     "Event",
     "Game",
     "GameAnalysis",
     "ModerationAct",
     "Player",
+    "PlayerRating",
+    "PoolCursor",
+    "PoolDraw",
+    "RatedGame",
+    "RatingChange",
     "PlayerAccount",
+    "PublicLogEntry",
     "Standing",
+    "WsTicket",
 ]

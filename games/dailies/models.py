@@ -27,6 +27,8 @@ class DailyChallenge(models.Model):
     #: Nodes the solver searched to prove the deal winnable (what ``difficulty`` bands).
     nodes = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField()
+    #: Every game of the day entered the public log (``games.writes.public_log``).
+    published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "games_daily_challenge"
@@ -135,6 +137,8 @@ class Contest(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     #: The rotation slot that made an arena (``ARENA_ROTATION``): one arena per slot.
     rotation = models.CharField(max_length=64, null=True, blank=True, unique=True)  # noqa: DJ001
+    #: Every game of the contest entered the public log (``games.writes.public_log``).
+    published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "games_contest"

@@ -196,6 +196,15 @@ def listed(viewer: Viewer) -> Q:
     return visible & shown
 
 
+def standing_games_shown(*, secret: bool, viewer: Viewer, own: bool) -> bool:
+    """Whether a row of a race's standings (a day's, a race's, an arena's) names its games
+    to ``viewer``: where :func:`sight` lets them read those games. Everyone's once the race
+    is over (``secret`` false); while it runs, the viewer's own row, and every row to staff.
+    Live standings frames go to every watcher alike: they name games as an anonymous reader
+    may read them."""
+    return not secret or viewer.staff or own
+
+
 def challenge_seed(challenge: DailyChallenge) -> int | None:
     """A daily challenge's seed as anyone may see it: ``None`` while the day runs. (The
     admin's recorded reveal is the one way round it.)"""
@@ -236,6 +245,38 @@ def notation_refusal(sight: Sight, game: GameSummary) -> DomainError | None:
     if is_secret(game):
         return ChallengeInProgress() if game.challenge is not None else ContestInProgress()
     return GameNotFinished()
+
+
+# --- The public log: games open to everyone, whole ----------------------------------------------
+
+
+def published(game: GameSummary) -> bool:
+    """Whether ``game`` is open to everyone, whole: an anonymous reader may read it and see
+    its hidden cards. That is when it belongs in the public log (docs/api.md#the-public-log)
+    and its monthly export."""
+    seen = sight(ANONYMOUS, game)
+    return seen.readable and seen.reveal
+
+
+def published_by_finishing(game: GameSummary) -> bool:
+    """Whether the event that finished ``game`` made it :func:`published`: a public game of
+    no contest. (A game of a day, a race or an arena enters the log when that is over, for
+    every one of its games at once: :func:`days_published` and :func:`contests_published`.)"""
+    return game.challenge is None and game.contest is None and published(game)
+
+
+def days_published(now: dt.datetime) -> Q:
+    """The daily challenges over at ``now``, as a filter on ``DailyChallenge``: all their
+    games are everyone's, finished or not (:func:`sight`)."""
+    return Q(date__lt=now.astimezone(dt.UTC).date())
+
+
+def contests_published(now: dt.datetime) -> Q:
+    """The races and arenas over at ``now`` whose games enter the public log, as a filter on
+    ``Contest``: the listed ones. A private race's games may be read by whoever has their
+    link once it is over, but it is not listed (:func:`listed`), so neither is it in the
+    open database."""
+    return (Q(ends_at__lte=now) | Q(finished_at__isnull=False)) & Q(public=True)
 
 
 def day_is_secret(date: dt.date | None) -> bool:

@@ -5,16 +5,45 @@ immutability enforced by PostgreSQL triggers (see the ``0002`` migration). ``Gam
 read model, a projection of a game's events kept up to date in the same transaction as each
 append and rebuildable from events alone (``manage.py rebuild_projections``). The moderation
 log (``ModerationAct``) is append-only too; ``Player.banned`` is its projection.
+``PublicLogEntry`` is the public log: the games open to everyone, in commit order
+(``games.store.log``, docs/architecture.md#the-public-log).
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import models
 from django.db.models import Q
+
+
+class Xid8Field(models.Field):  # type: ignore[type-arg]
+    """A PostgreSQL ``xid8``: a transaction's 64-bit id (``pg_current_xact_id()``), read
+    as an ``int``. What orders the public log and the events by commit
+    (``games.store.log``)."""
+
+    description = "PostgreSQL transaction id (xid8)"
+
+    def db_type(self, connection: Any) -> str:
+        return "xid8"
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> int | None:
+        return None if value is None else int(value)
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        value = super().get_db_prep_value(value, connection, prepared)
+        return None if value is None or hasattr(value, "resolve_expression") else str(value)
+
+    def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:
+        """Written as text and cast: PostgreSQL has no cast from an integer to ``xid8``."""
+        return "%s::xid8"
+
+
+#: The writing transaction's id, as a column's default.
+CURRENT_XID = models.Func(function="pg_current_xact_id", output_field=Xid8Field())
 
 
 class Event(models.Model):
@@ -46,6 +75,10 @@ class Event(models.Model):
     #: SHA-256 of the command that carried ``idempotency_key``: a reused key must carry the
     #: same command.
     request_hash = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    #: The transaction that wrote the event (``NULL`` for events older than the column, all
+    #: committed before it): ``(xid, position)`` is the commit order ``games.store.log``
+    #: reads.
+    xid = Xid8Field(null=True, editable=False, db_default=CURRENT_XID)
 
     class Meta:
         db_table = "games_event"
@@ -106,6 +139,8 @@ class Game(models.Model):
     #: foreign key: this row is a projection), and which of its deals (1, 2, …).
     contest = models.UUIDField(null=True, blank=True)
     round = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: A rated game: the player against the deal, in the ruleset's pool (docs/ratings.md).
+    rated = models.BooleanField(db_default=False, default=False)
     #: A moderator voided this result (``result_voided`` is the stream's last word on it).
     voided = models.BooleanField(default=False)
     created_at = models.DateTimeField()
@@ -243,3 +278,82 @@ class GameAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis of {self.game_id}"
+
+
+class ApiKey(models.Model):
+    """One API key of an account (a sign-in: an account may hold several).
+
+    Only the key's SHA-256 is stored, so a copy of the table opens no account. A key is
+    alive while its account is active and it was used within ``KEY_LIFETIME_SECONDS``
+    (a sliding expiry: ``last_used_at`` moves on with use, at most once a
+    ``KEY_TOUCH_SECONDS``); revoking it deletes the row.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    #: The key's first characters, so that its owner can tell their keys apart.
+    prefix = models.CharField(max_length=8)
+    created_at = models.DateTimeField()
+    last_used_at = models.DateTimeField()
+    #: Where it was last used from: the client address and User-Agent (truncated).
+    last_address = models.GenericIPAddressField(null=True, blank=True)
+    last_user_agent = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        db_table = "games_api_key"
+        indexes = [models.Index(fields=["user", "-last_used_at"], name="api_key_user_used")]
+
+    def __str__(self) -> str:
+        return f"key {self.prefix}… of user {self.user_id}"
+
+
+class WsTicket(models.Model):
+    """A single-use, short-lived ticket that opens one WebSocket as its account (so that no
+    key travels in a URL). Taking it deletes it; a revoked key takes its tickets along."""
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, null=True, related_name="+")
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "games_ws_ticket"
+
+    def __str__(self) -> str:
+        return f"ticket of user {self.user_id}"
+
+
+class PublicLogEntry(models.Model):
+    """A game that became open to everyone, whole: finished and public, or of a daily
+    challenge, race or arena that is over (``games.reads.visibility.published``). One row
+    per game, never withdrawn; ordered by ``(xid, id)``, the writing transaction's id then
+    the row's, and read only below the high-water mark (``games.store.log``).
+
+    ``notation`` is the game in the notation as of ``version``, filled once after the entry
+    commits (``games.writes.public_log``); readers write it themselves while it is ``NULL``.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    xid = Xid8Field(editable=False, db_default=CURRENT_XID)
+    game = models.OneToOneField(Game, on_delete=models.DO_NOTHING, related_name="+")
+    #: When the game became open to everyone: its finish, or its contest's end.
+    published_at = models.DateTimeField()
+    version = models.PositiveIntegerField(null=True, blank=True)
+    notation = models.TextField(null=True, blank=True)  # noqa: DJ001
+
+    class Meta:
+        db_table = "games_public_log"
+        ordering = ["xid", "id"]
+        indexes = [
+            models.Index(fields=["xid", "id"], name="public_log_order"),
+            models.Index(fields=["published_at", "xid", "id"], name="public_log_month"),
+            models.Index(
+                fields=["id"], condition=Q(notation__isnull=True), name="public_log_unwritten"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"public log #{self.id}: {self.game_id}"

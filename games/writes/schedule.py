@@ -2,9 +2,11 @@
 
 :func:`schedule_run` is what ``games.jobs`` runs every minute on the job engine: prepare the
 daily challenges that are due (today, and tomorrow ahead of midnight), make the arenas of
-the configured rotation for this period and the next, and seal the races whose start has
-come. Each step is idempotent and safe on several workers at once, so a late or repeated
-run changes nothing more. Reads never do any of it: a day not prepared yet is a 503
+the configured rotation for this period and the next, seal the races whose start has
+come, enter the games of the days and contests that are over into the public log, and
+write the notation of the log's new entries (``games.writes.public_log``). Each step is
+idempotent and safe on several workers at once, so a late or repeated run changes nothing
+more. Reads never do any of it: a day not prepared yet is a 503
 ``challenge_not_ready``, a rotation's arena appears once the job made it.
 """
 
@@ -18,16 +20,19 @@ from django.conf import settings
 
 from games.dailies import contests, preparer
 from games.dailies.models import Contest
+from games.writes import public_log
 
 
 @dataclass(frozen=True, slots=True)
 class Scheduled:
     """What one run did: the days prepared, the rotation's arenas (made or found), the races
-    sealed."""
+    sealed, what entered the public log and how many of its entries got their notation."""
 
     days: list[dt.date]
     arenas: list[Contest]
     sealed: list[uuid.UUID]
+    published: public_log.Sealed
+    written: int
 
 
 def schedule_run() -> Scheduled:
@@ -35,4 +40,6 @@ def schedule_run() -> Scheduled:
     days = preparer.tick()
     arenas = contests.rotation_arenas(settings.ARENA_ROTATION)
     sealed = contests.seal_due()
-    return Scheduled(days, arenas, sealed)
+    published = public_log.public_log_seal()
+    written = public_log.public_log_write()
+    return Scheduled(days, arenas, sealed, published, written)

@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.core.cache import cache
 from django.test import Client
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
 from openapi_core.deserializing.media_types.util import plain_loads
-from rest_framework.authtoken.models import Token
 
 from api import ws_limits
 from games.store import streams
+from games.writes import accounts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -49,11 +50,18 @@ def _fresh_caches() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def openapi() -> Any:
     """The OpenAPI document the server serves, ready to validate responses (the game
-    notation, ``text/x-scorpion``, is text to it, as ``text/plain`` is)."""
+    notation, ``text/x-scorpion``, and the public log's stream, ``application/x-ndjson``,
+    are text to it, as ``text/plain`` is)."""
     client = Client()
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
-    text = Config(extra_media_type_deserializers={"text/x-scorpion": plain_loads})
+    text = Config(
+        extra_media_type_deserializers={
+            "text/x-scorpion": plain_loads,
+            "application/x-ndjson": plain_loads,
+            "application/gzip": lambda data: data.decode("latin-1"),  # bytes, as a string
+        }
+    )
     return OpenAPI.from_dict(json.loads(response.content), config=text)
 
 
@@ -127,8 +135,14 @@ class Api:
         )
         return self.check(response)
 
+    def delete(self, path: str, headers: dict[str, str] | None = None) -> Any:
+        return self.check(self.client.delete(path, headers=self.headers(headers)))
+
     def check(self, response: Any) -> Any:
-        assert response.status_code != 500, response.content
+        if getattr(response, "is_async", False):  # a stream: read it whole, then check it
+            chunks = async_to_sync(_collect)(response.streaming_content)
+            response.streaming_content = iter(chunks)
+        assert response.status_code != 500, response.content if not response.streaming else ""
         operation = operation_of(self.openapi, response)
         if operation is not None:
             self.openapi.validate_response(
@@ -136,6 +150,10 @@ class Api:
             )
             self.validated.append((*operation, response.status_code))
         return _without_request_id(response)
+
+
+async def _collect(chunks: Any) -> list[bytes]:
+    return [chunk async for chunk in chunks]
 
 
 def _without_request_id(response: Any) -> Any:
@@ -173,7 +191,7 @@ def player(django_user_model):
 
     def make(name: str, **extra: Any) -> tuple[Any, str]:
         user = django_user_model.objects.create_user(name, password=f"pw-{name}-123", **extra)
-        return user, Token.objects.create(user=user).key
+        return user, accounts.key_issue(user=user)
 
     return make
 

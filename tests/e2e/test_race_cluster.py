@@ -20,6 +20,7 @@ from games.dailies import contests as domain
 from games.dailies import secrets
 from games.store import streams
 from games.store.models import Game
+from tests.e2e.conftest import ws_ticket
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -148,7 +149,8 @@ def test_three_racers_a_watcher_on_another_process_and_nothing_leaks(cluster, se
                 f"{base}/api/v1/games/{games['alice'][0]}/events", headers=reader.headers
             )
             assert refused.status_code == 403 and refused.json()["code"] == "contest_in_progress"
-    spectate = f"{b.ws}/ws/games/{games['alice'][0]}/?token={players['bob'].token}"
+    ticket = ws_ticket(b.http, players["bob"].token)
+    spectate = f"{b.ws}/ws/games/{games['alice'][0]}/?ticket={ticket}"
     with connect(spectate) as ws, pytest.raises(Exception) as closed:
         ws.recv(timeout=10)
     assert getattr(getattr(closed.value, "rcvd", None), "code", None) == 4403

@@ -191,7 +191,8 @@ static inline void copy_col(uint8_t *dst, const uint8_t *src, int n)
         memcpy(dst + k, src + k, 16);
 }
 
-/* lost_as_it_stands (departures.c): whether shortcut 6, and with two decks 7, proves the
+/* lost_as_it_stands (departures.c): whether stranded cards, and with two decks two copies
+ * with one place, prove the
  * position lost; -1 out of memory. */
 int ns_stranded(ns_search *search, const pos_t *p);
 

@@ -205,8 +205,8 @@ static int way_in(const grow_t *g, const entry_t *e, int cause[3], int *ncause)
     return 0;
 }
 
-/* _grow's join: put ``i`` in. (This core asks only for whole closures, as shortcut 7
- * needs: departures.py's ``until_needed`` is the one-deck check's, on bit sets below.) */
+/* _grow's join: put ``i`` in. (This core asks only for whole closures, as two copies with one
+ * place needs: departures.py's ``until_needed`` is the one-deck check's, on bit sets below.) */
 static void join(grow_t *g, int i, const int cause[3], int ncause)
 {
     dep_t *d = g->d;
@@ -475,7 +475,8 @@ static int after_both(dep_t *d, int c, int a, int b, int strict)
     return after(d, a, b, strict);
 }
 
-/* Departures.one_place: shortcut 7, over the whole closure in d->order; -1 out of memory. */
+/* Departures.one_place: two copies, one place, over the whole closure in d->order; -1 out
+ * of memory. */
 static int dep_one_place(dep_t *d)
 {
     memset(d->held_done, 0, (size_t)d->total);
@@ -500,9 +501,9 @@ static int dep_one_place(dep_t *d)
     return 0;
 }
 
-/* Shortcut 6 with one deck: whether a needed card lies outside the least set closed
+/* Stranded cards with one deck: whether a needed card lies outside the least set closed
  * under departures.py's conditions. Only that set matters here (not the order in which
- * cards join it, which shortcut 7 reads), and a set has one least fixed point, so it is
+ * cards join it, which two copies with one place reads), and a set has one least fixed point, so it is
  * found by passes over the cards until one adds nothing: the same answer as
  * Departures.closure, with bit sets in place of its lists. */
 static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
@@ -653,7 +654,8 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
     }
 }
 
-/* lost_as_it_stands: shortcut 6, and with two decks 7; -1 out of memory. */
+/* lost_as_it_stands: stranded cards, and with two decks two copies with one place; -1 out
+ * of memory. */
 int ns_stranded(ns_search *s, const pos_t *p)
 {
     uint64_t free = 0;

@@ -1,8 +1,8 @@
-/* The search of games/engine/solver/search.py in C (its departures, shortcuts 6 and 7, are
- * in departures.c).
+/* The search of games/engine/solver/search.py in C (its departures, stranded cards and two
+ * copies with one place, are in departures.c).
  *
  * Each function below names the Python function it mirrors; the docstrings there give the
- * argument for every shortcut. What differs is only how things are held: a position is
+ * argument for every reduction. What differs is only how things are held: a position is
  * one flat struct (each column's face-down count, then its cards, as search.py's bytes),
  * the children of the positions on the line live on one stack, and the transposition
  * table is an open-addressing table of keys. Wherever Python's iteration order can change
@@ -792,7 +792,8 @@ static void order_by_bottom(const pos_t *p, uint8_t *cols, int n)
     memcpy(cols + k, empty, (size_t)nempty);
 }
 
-/* Search.key: equal keys, equal futures (shortcut 1). Encoded otherwise than in Python but
+/* Search.key: equal keys, equal futures (interchangeable columns). Encoded otherwise than in
+ * Python but
  * equal exactly when Python's keys are: the reserve's columns in order while the reserve is
  * undealt, then the other columns in an order that depends only on which columns there are
  * (sorted, or with one deck by their bottom cards), each with its length; then the cells,
@@ -1225,7 +1226,7 @@ int ns_run(ns_search *s, int64_t budget)
             if (lost < 0)
                 return NS_NOMEMORY;
             if (lost)
-                continue; /* lost (shortcut 6) */
+                continue; /* lost (stranded cards) */
         }
         node = *child; /* a copy: the kid stack may move as it grows */
         if (!children(s, &node, mark + 1, s->two_decks ? -1 : at, (int64_t)kid))

@@ -2,7 +2,7 @@
  * departures.py, step for step, in C.
  *
  * It searches exactly as the Python search does: the same moves in the same order, the
- * same transposition keys (up to their encoding), the same shortcuts and the same random
+ * same transposition keys (up to their encoding), the same reductions and the same random
  * order in a probe (Python's Mersenne Twister, whose state goes in and comes back out), so
  * that it gives the same verdict, line and node count. module.c makes it a CPython type;
  * games/engine/solver/native.py feeds it. */

@@ -20,7 +20,7 @@ export function navigate(path, { replace = false } = {}) {
 // Same-origin links route in the page; the API, the admin and the docs load for real.
 document.addEventListener("click", (event) => {
   const a = event.target.closest("a[href]");
-  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || a.target) return;
+  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || a.target || a.hasAttribute("download")) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin || /^\/(api|admin|static|ws)\//.test(url.pathname)) return;
   event.preventDefault();

@@ -1,0 +1,34 @@
+"""``manage.py export_games --month YYYY-MM``: write a month's export of the public log
+(docs/operations.md#monthly-exports)."""
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from games.writes import exports
+
+
+class Command(BaseCommand):
+    help = (
+        "Write every game that became public in a month, in the notation, gzip-compressed, "
+        "with its sha256, into EXPORT_DIR (the API lists and serves it)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--month", required=True, help="the month, YYYY-MM (UTC)")
+        parser.add_argument(
+            "--replace", action="store_true", help="write it again if it exists already"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            written = exports.export_month(options["month"], replace=options["replace"])
+        except (ValueError, exports.ExportRefused) as error:
+            raise CommandError(str(error)) from error
+        export = written.export
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{written.path}: {export.games} game(s), {export.bytes} bytes, "
+                f"sha256 {export.sha256}"
+            )
+        )
