@@ -1252,9 +1252,10 @@ size_t ns_line(const ns_search *s, const uint8_t **steps)
 /* A thread's last search, freed and ready for its next: ns_new starts from it. */
 static _Thread_local ns_search *spare;
 /* What a kept search keeps at most: kids, frames (and steps of the line), key bytes, table
- * slots, and the two-deck closure's lists (about 1 MB in all). */
+ * slots, and the two-deck closure's lists (about 1 MB in all: a frame holds where each
+ * card lies, some 170 bytes). */
 #define KEEP_KIDS 512
-#define KEEP_FRAMES 4096
+#define KEEP_FRAMES 1024
 #define KEEP_KEYS (1 << 19)
 #define KEEP_TABLE (1 << 13)
 #define KEEP_WAITING (1 << 14)
