@@ -23,7 +23,8 @@ from games import live, metrics
 from games.errors import DomainError
 from games.reads.visibility import Viewer
 
-#: Close codes: 4400 bad request (``after``), 4401 bad token, 4403 not allowed,
+#: Close codes: 4400 bad request (``after``), 4401 refused credentials (a bad ticket, a
+#: key in the URL), 4403 not allowed,
 #: 4404 no such game, 4429 over a limit (api.ws_limits). A client message over
 #: ``WS_MAX_MESSAGE_BYTES`` is closed by the transport with 1009 (scorpion_server.transport);
 #: 4009 only when daphne was started without that limit and the message reached us.
@@ -101,6 +102,12 @@ class LiveSocket(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         self.address = address
         self.rate = ws_limits.MessageRate(settings.WS_MESSAGE_RATE)
+        refused = self.scope.get("auth_error")
+        if refused:
+            await self.accept()
+            await self.send(text_data=live.Error(refused).text())
+            await self.close(code=CLOSE_BAD_TOKEN)
+            return
         await super().websocket_connect(message)
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
@@ -141,9 +148,14 @@ class LiveSocket(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=_BAD_MESSAGE)
 
     def query(self, name: str) -> str | None:
-        """The last value of query parameter ``name``."""
-        values = parse_qs(self.scope.get("query_string", b"").decode()).get(name)
+        """The last value of query parameter ``name`` (blank ones count)."""
+        values = self.queries(name)
         return values[-1] if values else None
+
+    def queries(self, name: str) -> list[str]:
+        """Every value of query parameter ``name``, blank ones included."""
+        query = self.scope.get("query_string", b"").decode("latin-1")
+        return parse_qs(query, keep_blank_values=True).get(name, [])
 
 
 class GameConsumer(LiveSocket):
@@ -154,9 +166,6 @@ class GameConsumer(LiveSocket):
     async def connect(self) -> None:
         # Accept first: a WebSocket close code can only be sent on an open connection.
         await self.accept()
-        if self.scope.get("auth_error"):
-            await self.close(code=CLOSE_BAD_TOKEN)
-            return
         after = self._after()
         if after is False:
             await self.close(code=CLOSE_BAD_REQUEST)
@@ -176,12 +185,15 @@ class GameConsumer(LiveSocket):
             await self.close(code=close_code_for(error))
 
     def _after(self) -> int | None | bool:
-        """The ``after`` query parameter: an int ≥ 0, ``None`` if absent, ``False`` if bad."""
-        value = self.query("after")
-        if value is None:
+        """The ``after`` query parameter: an int ≥ 0, ``None`` if absent, ``False`` if bad
+        (blank, given twice, not a whole number, as REST refuses it)."""
+        values = self.queries("after")
+        if not values:
             return None
+        if len(values) > 1:
+            return False
         with contextlib.suppress(ValueError):
-            after = int(value)
+            after = int(values[0])
             return after if after >= 0 else False
         return False
 
@@ -226,3 +238,16 @@ class RaceConsumer(ContestConsumer):
 class ArenaConsumer(ContestConsumer):
     kind = "arena"
     contest = "arena"
+
+
+#: The close code of a path that names no feed.
+CLOSE_NOT_FOUND = 4404
+
+
+class NoRoute(AsyncWebsocketConsumer):  # type: ignore[misc]
+    """Any path the routes do not match: accepted, then closed with 4404 (a close code can
+    only be sent on an open connection)."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)

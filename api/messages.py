@@ -33,6 +33,7 @@ MESSAGES: dict[str, Promise] = {
     # Errors of the API itself.
     "invalid": _("The request is not valid; see fields."),
     "invalid_credentials": _("Wrong username or password."),
+    "wrong_password": _("The current password is wrong."),
     "not_authenticated": _("Authentication is required: send Authorization: Token <key>."),
     "authentication_failed": _("The credentials sent are not valid."),
     "permission_denied": _("You are not allowed to do this."),
@@ -50,10 +51,26 @@ MESSAGES: dict[str, Promise] = {
     "contest_not_started": _("This race or arena has not started yet."),
     "race_started": _("This race has started: it can no longer be joined."),
     "not_entrant": _("Only the players who joined this race before its start can play it."),
+    "pool_empty": _(
+        "No winnable deal of this ruleset is ready for you right now; try again shortly."
+    ),
+    "rated_with_deal": _(
+        "A rated deal is chosen by the server: send rated without a seed or a deal."
+    ),
+    "rated_no_pool": _("This ruleset has no pool of winnable deals: it cannot be played rated."),
+    "winnable_with_deal": _(
+        "A winnable deal is chosen by the server: send winnable without a seed or a deal."
+    ),
+    "solver_busy": _(
+        "Too much solver work of yours is running; try again after Retry-After seconds."
+    ),
     "challenge_not_ready": _("This day's challenge is still being prepared; try again shortly."),
     "hint_needs_post": _(
         "In a running daily challenge, race or arena your hints count: ask for one with "
         "POST /games/{id}/hints, which records it."
+    ),
+    "analysis_not_yet": _(
+        "The analysis of a game of a daily challenge, race or arena is available once it is over."
     ),
     "game_not_finished": _(
         "The analysis and the notation of a game are available once the game is finished."
@@ -109,3 +126,36 @@ def too_large_body(request_id: str | None = None) -> dict[str, Any]:
     if request_id is not None:
         body["request_id"] = request_id
     return body
+
+
+#: ``description`` of each ruleset in ``GET /rules`` (docs/api.md#get-rules), by its API name.
+RULESET_DESCRIPTIONS: dict[str, Promise] = {
+    "classic": _(
+        "The standard game: build down in the same suit; only a King, or a group headed by "
+        "one, fills an empty column; complete runs leave the tableau; the three reserve cards"
+        " may be dealt at any time; up to 100 actions can be undone."
+    ),
+    "easy": _("As classic, but a card goes onto the next higher card of any suit."),
+    "cards4": _(
+        "As classic, but complete runs are looked for on every column, a whole column never "
+        "moves into an empty one, and undo is unlimited."
+    ),
+    "traditional": _(
+        "The old rules: complete runs stay on the tableau, the reserve may be dealt only when"
+        " no move is left, nothing can be undone, and the game is lost when no move is left."
+    ),
+    "open": _("As traditional, with unlimited undo and no loss when no move is left."),
+    "wasp": _(
+        "As classic, but any card fills an empty column, complete runs are looked for on "
+        "every column, and undo is unlimited."
+    ),
+    "scorpion2": _("As cards4, with face-down cards in three columns instead of four."),
+    "three_blind_mice": _(
+        "As cards4, on ten columns with two free cells and no reserve: seven columns of five "
+        "face-up cards, three of three face-down cards under two face-up ones."
+    ),
+    "double": _(
+        "As cards4, with two decks on ten columns: eight complete runs win, and the reserve "
+        "holds four cards."
+    ),
+}

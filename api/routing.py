@@ -1,12 +1,21 @@
-"""WebSocket routes, mounted by scorpion_server.asgi."""
+"""WebSocket routes, mounted by scorpion_server.asgi.
 
-from django.urls import URLPattern, URLResolver, path
+A path no route matches (a game's path without its final ``/``, an unknown feed, a
+parameter holding a control character) is accepted and closed with 4404, never left to the
+router's exception (a 1011 close).
+"""
 
-from api import consumers
+from django.urls import URLPattern, URLResolver, path, re_path
+
+from api import (
+    consumers,
+    converters,  # noqa: F401  (registers the "text" path converter)
+)
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
-    path("ws/games/<str:game_id>/", consumers.GameConsumer.as_asgi()),
-    path("ws/challenges/<str:date>/", consumers.ChallengeConsumer.as_asgi()),
-    path("ws/races/<str:race>/", consumers.RaceConsumer.as_asgi()),
-    path("ws/arenas/<str:arena>/", consumers.ArenaConsumer.as_asgi()),
+    path("ws/games/<text:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/challenges/<text:date>/", consumers.ChallengeConsumer.as_asgi()),
+    path("ws/races/<text:race>/", consumers.RaceConsumer.as_asgi()),
+    path("ws/arenas/<text:arena>/", consumers.ArenaConsumer.as_asgi()),
+    re_path(r"", consumers.NoRoute.as_asgi()),
 ]

@@ -24,11 +24,15 @@ from rest_framework import serializers
 from games.reads.shapes import Choices, Doc, ErrorBody, Format
 
 _MEANINGS = {
-    400: "malformed request: code `invalid`, with `fields` {name: [messages]}",
+    400: "malformed request: code `invalid`, with `fields` {name: [messages]}; "
+    "`winnable_with_deal` for a winnable game asked with a seed or a deal; `rated_with_deal` "
+    "for a rated game asked with a seed or a deal, `rated_no_pool` for a rated game of a "
+    "ruleset without a pool",
     401: "not authenticated (`not_authenticated`, `authentication_failed`, `invalid_credentials`)",
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
-    "`race_started`, `not_entrant`, `banned`, `permission_denied`)",
+    "`race_started`, `not_entrant`, `banned`, `permission_denied`, `wrong_password`, "
+    "`analysis_not_yet`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     406: "the client accepts none of the operation's media types (`not_acceptable`)",
     409: "`version_conflict` or `stale_card` (`version` is the game's current version); "
@@ -38,9 +42,12 @@ _MEANINGS = {
     "`idempotency_key_reused`",
     405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
     415: "the body is not `application/json` (`unsupported_media_type`)",
-    429: "throttled (`throttled`); see the `Retry-After` header",
-    503: "the database is unavailable (`unavailable`), or the day's challenge is still being "
-    "prepared (`challenge_not_ready`); retry after `Retry-After` seconds",
+    429: "throttled (`throttled`), or solver work past a bound (`solver_busy`: the caller's "
+    "analyses in flight, or every solver slot of the process busy); see the `Retry-After` "
+    "header",
+    503: "the database is unavailable (`unavailable`), the day's challenge is still being "
+    "prepared (`challenge_not_ready`), or no winnable deal is ready (`pool_empty`); retry "
+    "after `Retry-After` seconds",
 }
 
 

@@ -165,6 +165,21 @@ class RegisterIn(CredentialsIn):
         return attrs
 
 
+@extend_schema_serializer(component_name="PasswordChange")
+class PasswordChangeIn(StrictSerializer):
+    """The current password and the new one (Django's password validators apply)."""
+
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+    new_password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+    def validate_new_password(self, value: str) -> str:
+        try:
+            validate_password(value, user=self.context["user"])
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(list(error.messages)) from None
+        return value
+
+
 # --- games: input ----------------------------------------------------------------------------
 
 
@@ -182,6 +197,17 @@ class GameCreateIn(StrictSerializer):
         "the ruleset",
     )
     public = StrictBooleanField(default=True)
+    winnable = StrictBooleanField(
+        default=False,
+        help_text="a secret deal the solver proved winnable, never dealt to the caller before "
+        "(docs/api.md#winnable-deals); not with a seed or a deal (400 winnable_with_deal)",
+    )
+    rated = StrictBooleanField(
+        default=False,
+        help_text="a rated game (docs/api.md#ratings): a winnable deal whose rating is nearest "
+        "the caller's; not with a seed or a deal (400 rated_with_deal), nor for a ruleset "
+        "without a pool (400 rated_no_pool)",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "seed" in attrs and "deal" in attrs:
@@ -233,6 +259,11 @@ class GameGetQuery(serializers.Serializer):  # type: ignore[type-arg]
 
 #: The largest ``seq`` a game may reach (the events table stores it as a 32-bit integer).
 MAX_SEQ = 2**31 - 1
+
+
+class RatingHistoryQuery(serializers.Serializer):  # type: ignore[type-arg]
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    cursor = serializers.CharField(required=False, max_length=500)
 
 
 class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
@@ -396,6 +427,9 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
 # --- output: described from the shapes the presenters build (api.schema) ---------------------
 
 GameOut = serializer_for(shapes.GameBody)
+RatingsOut = serializer_for(shapes.RatingsBody)
+RatingHistoryOut = serializer_for(shapes.RatingHistoryBody)
+AnalysisPendingOut = serializer_for(shapes.AnalysisPendingBody)
 GamePageOut = serializer_for(shapes.GamePageBody)
 EventPageOut = serializer_for(shapes.EventPageBody)
 LogPageOut = serializer_for(shapes.LogPageBody)
@@ -421,5 +455,8 @@ ChallengeMonthOut = serializer_for(shapes.ChallengeMonthBody)
 SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
+MeOut = serializer_for(shapes.MeBody)
+KeysOut = serializer_for(shapes.KeysBody)
+WsTicketOut = serializer_for(shapes.WsTicketBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)
 BoardsOut = serializer_for(shapes.BoardsBody)

@@ -2,14 +2,34 @@
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
+from api import converters  # noqa: F401  (registers the "text" path converter)
 from api.exceptions import not_found
 from api.views import accounts, challenges, contests, games, leaderboards, log, showcase
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register", accounts.AccountRegisterApi.as_view(), name="account-register"),
-    path("auth/token", accounts.TokenCreateApi.as_view(), name="token-create"),
-    path("players/<str:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
+    path(
+        "auth/token",
+        by_method(post=accounts.TokenCreateApi, delete=accounts.TokenRevokeApi),
+        name="token",
+    ),
+    path("auth/me", accounts.MeApi.as_view(), name="account-me"),
+    path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
+    path("auth/keys", accounts.KeyListApi.as_view(), name="key-list"),
+    path("auth/keys/<int:key_id>", accounts.KeyRevokeApi.as_view(), name="key-revoke"),
+    path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
+    path("players/<text:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
+    path(
+        "players/<text:username>/ratings",
+        accounts.PlayerRatingsApi.as_view(),
+        name="player-ratings",
+    ),
+    path(
+        "players/<text:username>/ratings/<text:rules>",
+        accounts.PlayerRatingApi.as_view(),
+        name="player-rating",
+    ),
     path("rules", games.RulesListApi.as_view(), name="rules-list"),
     path(
         "games",
@@ -18,39 +38,39 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("games/live", showcase.GameLiveApi.as_view(), name="game-live"),
     path("tv", showcase.TvApi.as_view(), name="tv"),
-    path("games/<str:game_id>", games.GameGetApi.as_view(), name="game-get"),
-    path("games/<str:game_id>/commands", games.GameCommandApi.as_view(), name="game-command"),
-    path("games/<str:game_id>/events", games.GameEventsApi.as_view(), name="game-events"),
-    path("games/<str:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
-    path("games/<str:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
-    path("games/<str:game_id>/hints", games.GameHintTakeApi.as_view(), name="game-hints"),
-    path("games/<str:game_id>/analysis", games.GameAnalysisApi.as_view(), name="game-analysis"),
+    path("games/<text:game_id>", games.GameGetApi.as_view(), name="game-get"),
+    path("games/<text:game_id>/commands", games.GameCommandApi.as_view(), name="game-command"),
+    path("games/<text:game_id>/events", games.GameEventsApi.as_view(), name="game-events"),
+    path("games/<text:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
+    path("games/<text:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
+    path("games/<text:game_id>/hints", games.GameHintTakeApi.as_view(), name="game-hints"),
+    path("games/<text:game_id>/analysis", games.GameAnalysisApi.as_view(), name="game-analysis"),
     path(
-        "games/<str:game_id>/states/<int:version>",
+        "games/<text:game_id>/states/<int:version>",
         games.GameStateApi.as_view(),
         name="game-state",
     ),
     path("challenges", challenges.ChallengeMonthApi.as_view(), name="challenge-month"),
     path("challenges/today", challenges.ChallengeTodayApi.as_view(), name="challenge-today"),
-    path("challenges/<str:date>", challenges.ChallengeGetApi.as_view(), name="challenge-get"),
+    path("challenges/<text:date>", challenges.ChallengeGetApi.as_view(), name="challenge-get"),
     path(
-        "challenges/<str:date>/join",
+        "challenges/<text:date>/join",
         challenges.ChallengeJoinApi.as_view(),
         name="challenge-join",
     ),
     path(
-        "challenges/<str:date>/solution/<int:step>",
+        "challenges/<text:date>/solution/<int:step>",
         challenges.ChallengeSolutionApi.as_view(),
         name="challenge-solution",
     ),
     path(
-        "challenges/<str:date>/standings",
+        "challenges/<text:date>/standings",
         challenges.ChallengeStandingsApi.as_view(),
         name="challenge-standings",
     ),
     path("leaderboards", leaderboards.BoardsApi.as_view(), name="boards"),
     path(
-        "leaderboards/<str:scope>/<str:metric>",
+        "leaderboards/<text:scope>/<text:metric>",
         leaderboards.LeaderboardApi.as_view(),
         name="leaderboard",
     ),
@@ -59,27 +79,27 @@ urlpatterns: list[URLPattern | URLResolver] = [
         by_method(get=contests.RaceListApi, post=contests.RaceCreateApi),
         name="races",
     ),
-    path("races/<str:race>", contests.RaceGetApi.as_view(), name="race-get"),
-    path("races/<str:race>/join", contests.RaceJoinApi.as_view(), name="race-join"),
+    path("races/<text:race>", contests.RaceGetApi.as_view(), name="race-get"),
+    path("races/<text:race>/join", contests.RaceJoinApi.as_view(), name="race-join"),
     path(
-        "races/<str:race>/games",
+        "races/<text:race>/games",
         by_method(get=contests.RaceGamesListApi, post=contests.RaceGamesDealApi),
         name="race-games",
     ),
-    path("races/<str:race>/standings", contests.RaceStandingsApi.as_view(), name="race-standings"),
+    path("races/<text:race>/standings", contests.RaceStandingsApi.as_view(), name="race-standings"),
     path("arenas", contests.ArenaListApi.as_view(), name="arenas"),
-    path("arenas/<str:arena>", contests.ArenaGetApi.as_view(), name="arena-get"),
-    path("arenas/<str:arena>/play", contests.ArenaPlayApi.as_view(), name="arena-play"),
-    path("arenas/<str:arena>/games", contests.ArenaGamesApi.as_view(), name="arena-games"),
+    path("arenas/<text:arena>", contests.ArenaGetApi.as_view(), name="arena-get"),
+    path("arenas/<text:arena>/play", contests.ArenaPlayApi.as_view(), name="arena-play"),
+    path("arenas/<text:arena>/games", contests.ArenaGamesApi.as_view(), name="arena-games"),
     path(
-        "arenas/<str:arena>/standings",
+        "arenas/<text:arena>/standings",
         contests.ArenaStandingsApi.as_view(),
         name="arena-standings",
     ),
     path("log", log.LogApi.as_view(), name="log"),
     path("log/stream", log.LogStreamApi.as_view(), name="log-stream"),
     path("exports", log.ExportListApi.as_view(), name="exports"),
-    path("exports/<str:name>", log.ExportGetApi.as_view(), name="export-get"),
+    path("exports/<text:name>", log.ExportGetApi.as_view(), name="export-get"),
     # Anything else under /api/v1/ is a JSON 404, with DEBUG on too.
     re_path(r"", not_found),
 ]

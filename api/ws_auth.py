@@ -1,8 +1,10 @@
-"""WebSocket authentication by ``?token=<key>`` (the REST token), beside the session cookie.
+"""WebSocket authentication by ``?ticket=`` (from ``POST /auth/ws-ticket``) or the session
+cookie; never by a key in the URL, where proxies and browsers write it down.
 
-Without a token the session cookie decides (``AuthMiddlewareStack`` runs first); a token
-that matches no user marks the scope so that the consumer closes with 4401 instead of
-silently treating the client as anonymous.
+Without a ticket the session cookie decides (``AuthMiddlewareStack`` runs first). A ticket
+is single-use and short-lived: taking it deletes it. A ticket that opens no account, or a
+``?token=`` (a key in the URL, refused), marks the scope so that the consumer closes with
+4401 instead of silently treating the client as anonymous.
 """
 
 from __future__ import annotations
@@ -15,21 +17,23 @@ from channels.middleware import BaseMiddleware
 from channels.security.websocket import OriginValidator
 from django.conf import settings
 
-from api.authentication import user_for_token
+from games.writes import accounts
 
 
-class TokenAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
-    """Sets ``scope["user"]`` from a ``token`` query parameter when one is given."""
+class TicketAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
+    """Sets ``scope["user"]`` from a ``ticket`` query parameter when one is given, and
+    ``scope["auth_error"]`` (a frame's code) when the credentials in the URL are refused."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        keys = parse_qs(scope.get("query_string", b"").decode()).get("token")
-        if keys:
-            user = await database_sync_to_async(user_for_token)(keys[-1])
-            scope = dict(scope)
-            if user is None:
-                scope["auth_error"] = "authentication_failed"
-            else:
-                scope["user"] = user
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        tickets = query.get("ticket")
+        if "token" in query:
+            scope = dict(scope, auth_error="token_in_url")
+        elif tickets:
+            user = None
+            if len(tickets) == 1:
+                user = await database_sync_to_async(accounts.ws_ticket_take)(ticket=tickets[0])
+            scope = dict(scope, user=user) if user else dict(scope, auth_error="bad_ticket")
         return await super().__call__(scope, receive, send)
 
 
@@ -45,6 +49,8 @@ class BrowserOriginValidator(OriginValidator):  # type: ignore[misc]
         allowed = list(settings.ALLOWED_HOSTS)
         if settings.DEBUG and not allowed:
             allowed = ["localhost", "127.0.0.1", "[::1]"]
+        # The pages of the origins trusted for cross-origin API calls may open feeds too.
+        allowed += list(settings.CORS_ALLOWED_ORIGINS)
         super().__init__(application, allowed)
 
     def valid_origin(self, parsed_origin: Any) -> bool:

@@ -9,12 +9,16 @@ second and p50/p99 latency; in the same run, at the same concurrency, the same c
 call a minimal DRF endpoint that inserts one row in one transaction (bench/api_app.py).
 Printed: command throughput / baseline throughput (target >= 0.5 at 8 players) and the
 latency of a command on a game with 1,000 events / one with 10 events (target <= 1.2).
+Then ``POST /games {"winnable": true}`` from the pool (``manage.py fill_pools`` filled it
+first) at 8 clients: its p95 (target <= 50 ms), against ``POST /games`` of a random seed
+in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -169,9 +173,78 @@ def long_game_latency(base: str, samples: int) -> None:
     long.client.close()
 
 
+WINNABLE_CLIENTS = 8
+
+
+def winnable_creation(base: str, env: dict[str, str], per_client: int, rounds: int) -> None:
+    """p50/p95 of ``POST /games {"winnable": true}`` at 8 clients, each game a deal of the
+    classic pool, against ``POST /games`` of a random seed, alternating rounds."""
+    games = WINNABLE_CLIENTS * per_client * rounds
+    subprocess.run(
+        [sys.executable, "manage.py", "fill_pools", "--rules", "classic", "--target", str(games)],
+        cwd=Path(__file__).resolve().parents[1],
+        env={**env, "POOL_FOLLOW_HINTS": "0"},
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    clients = []
+    for n in range(WINNABLE_CLIENTS):
+        token = register(base, f"winnable{n}")
+        clients.append(
+            httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=60)
+        )
+
+    def create(client: httpx.Client, body: dict[str, Any]) -> float:
+        start = time.perf_counter()
+        response = client.post("/api/v1/games", json=body)
+        elapsed = time.perf_counter() - start
+        assert response.status_code == 201, response.text
+        assert ("certified" in response.json()) == ("winnable" in body)
+        return elapsed
+
+    for client in clients:  # warm connections
+        create(client, {"rules": "classic"})
+    timings: dict[str, list[float]] = {"winnable": [], "random": []}
+    bodies = {"winnable": {"rules": "classic", "winnable": True}, "random": {"rules": "classic"}}
+    for _ in range(rounds):
+        for kind, body in bodies.items():
+            barrier = threading.Barrier(len(clients))
+
+            def work(
+                client: httpx.Client, body: dict[str, Any], kind: str, barrier: threading.Barrier
+            ) -> None:
+                barrier.wait()
+                for _ in range(per_client):
+                    timings[kind].append(create(client, body))
+
+            threads = [
+                threading.Thread(target=work, args=(client, body, kind, barrier))
+                for client in clients
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    for client in clients:
+        client.close()
+    made = len(timings["winnable"])
+    print(f"\nPOST /games at {WINNABLE_CLIENTS} clients, {made} games of each kind:")
+    for kind in ("winnable", "random"):
+        print(
+            f"  {kind:>8}: p50 {percentile(timings[kind], 0.5) * 1e3:6.1f} ms,"
+            f" p95 {percentile(timings[kind], 0.95) * 1e3:6.1f} ms"
+        )
+    p95 = percentile(timings["winnable"], 0.95)
+    ratio = p95 / percentile(timings["random"], 0.95)
+    print(f"  winnable p95 {p95 * 1e3:.1f} ms (target <= 50 ms); winnable/random p95 {ratio:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests (smoke run)")
+    parser.add_argument(
+        "--only-winnable", action="store_true", help="only the winnable creation figures"
+    )
     args = parser.parse_args()
     per_player, rounds, samples = (15, 3, 40) if args.quick else (40, 5, 200)
     database = fresh_database("scorpion_bench_api")
@@ -179,8 +252,10 @@ def main() -> None:
         env = server_env(database)
         with daphne(env, "bench.api_app:application") as base:
             print(f"server: daphne on {base}, database {database.rsplit('/', 1)[-1]}\n")
-            throughput(base, per_player, rounds)
-            long_game_latency(base, samples)
+            if not args.only_winnable:
+                throughput(base, per_player, rounds)
+                long_game_latency(base, samples)
+            winnable_creation(base, env, per_client=5 if args.quick else 10, rounds=rounds)
     finally:
         drop_database(database)
 

@@ -45,7 +45,11 @@ def with_database(url: str, name: str) -> str:
 
 
 def fresh_database(name: str) -> str:
-    """Drop and recreate database ``name``, migrate it, and return its URL."""
+    """Drop and recreate database ``name``, migrate it, and return its URL.
+
+    ``BENCH_DATABASE_SUFFIX`` (when set) is appended to the name, so that two checkouts can
+    run the same benchmark on one server at once without dropping each other's database."""
+    name += os.environ.get("BENCH_DATABASE_SUFFIX", "")
     base = server_url()
     with psycopg.connect(with_database(base, "postgres"), autocommit=True) as connection:
         connection.execute(

@@ -16,11 +16,20 @@ and noisy, so every ratio printed is the median of the ratios of each round):
 - ``insert``: a bare DRF view inserting one row on the same daphne (``bench/api_app.py``);
 - ``django``: the same command over HTTP to a daphne serving the application through
   Django's own ASGI handler (``bench/django_app.py``), the alternative to
-  ``scorpion_server.handler``.
+  ``scorpion_server.handler``;
+- ``finish``: the command that finishes an unrated game (a resignation, in process), whose
+  statement writes the leaderboards' result and entries too;
+- ``rated``: the same resignation of a rated game, whose statement also locks, updates and
+  records both ratings (docs/ratings.md), each client's games of deals of its own;
+- ``shared``: the same, the clients resigning games of the same deal at the same time, so
+  that they queue on its rating's lock (the worst case: a daily deal's players finishing
+  at the same moment).
 
 Printed: operations per second, p50 and p99 per level; the ratios of the targets (service
-≥ 1.5× library and ≥ 0.5× raw; http ≥ 0.85× insert, at both client counts); and the round
-trips each operation makes, counted on the wire (``bench/wire.py``), not assumed.
+≥ 1.5× library and ≥ 0.5× raw; http ≥ 0.85× insert, at both client counts; a rated
+finish at most 10% dearer than an unrated one: rated ≥ 0.9× finish; shared / finish is
+printed without a target); and the round trips
+each operation makes, counted on the wire (``bench/wire.py``), not assumed.
 """
 
 from __future__ import annotations
@@ -59,7 +68,7 @@ from games import engine  # noqa: E402
 
 RULES = "wasp"
 CLIENTS = (1, 8)
-LEVELS = ("raw", "library", "service", "http", "insert", "django")
+LEVELS = ("raw", "library", "service", "http", "insert", "django", "finish", "rated", "shared")
 
 Operation = Callable[[], None]
 
@@ -189,6 +198,42 @@ def service_client(name: str, seed: int, count: int) -> Operation:
         services.game_command(game_id=game, actor=user, command=next(commands))
 
     return op
+
+
+def finishing_client(name: str, seeds: list[int], *, rated: bool) -> Operation:
+    """A player with a game of each of ``seeds`` (made now, untimed), resigning one per
+    operation. A rated game is started as a pool draw starts it, with its deal's difficulty
+    (``services._start_game``), without the draw: the draw is the creation's cost, not the
+    command's."""
+    from django.contrib.auth import get_user_model
+
+    from games.writes import services
+
+    user = get_user_model().objects.create_user(name, password="pw-bench-2026")
+    ruleset = engine.RULESETS[RULES]
+    games = [
+        services._start_game(
+            owner=user,
+            rules=ruleset,
+            seed=seed,
+            cards=engine.seeded_deal(ruleset, seed),
+            public=True,
+            difficulty=0.5 if rated else None,
+        ).game_id
+        for seed in seeds
+    ]
+    queue = iter(games)
+
+    def op() -> None:
+        services.game_command(game_id=next(queue), actor=user, command={"type": "resign"})
+
+    return op
+
+
+def seeds(count: int, client: int, supply: int) -> list[int]:
+    """``supply`` seeds of a client's own: no other client of the run deals them."""
+    start = 100_000 * (10 * count + client + 1)
+    return list(range(start, start + supply))
 
 
 # --- over HTTP ------------------------------------------------------------------------------
@@ -377,6 +422,21 @@ def main() -> None:
                     "http": [command for command, _ in http],
                     "insert": [insert for _, insert in http],
                     "django": plain,
+                    "finish": [
+                        finishing_client(f"f{count}x{n}", seeds(count, n, supply), rated=False)
+                        for n in range(count)
+                    ],
+                    "rated": [
+                        finishing_client(f"r{count}x{n}", seeds(count, n, supply), rated=True)
+                        for n in range(count)
+                    ],
+                    # Client n's k-th game: the same deal as every other client's k-th.
+                    "shared": [
+                        finishing_client(
+                            f"x{count}x{n}", [9000 + k for k in range(supply)], rated=True
+                        )
+                        for n in range(count)
+                    ],
                 }
                 table[count] = measure(clients, per_client, rounds)
         library.close()
@@ -399,20 +459,23 @@ def report(
             line += f"{statistics.median(rates):>11.0f}"
             p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
             line += f"{p50 * 1e3:>8.2f}{p99 * 1e3:>8.2f}"
-        print(line + f"{trips[level]:>13.1f}")
+        trip = trips.get(level)
+        print(line + (f"{trip:>13.1f}" if trip is not None else f"{'-':>13}"))
     print()
     targets = [
         ("service / library", "service", "library", 1.5),
         ("service / raw", "service", "raw", 0.5),
         ("http / insert", "http", "insert", 0.85),
         ("http / django", "http", "django", 1.0),  # the handler kept must beat Django's
+        ("rated / finish", "rated", "finish", 0.9),  # a rated finish: at most 10% dearer
+        ("shared / finish", "shared", "finish", 0.0),  # one deal's lock: no target
     ]
     for label, top, bottom, target in targets:
         figures = "  ".join(
             f"{count} client{'s' if count > 1 else ''}: {ratio(table[count], top, bottom):.2f}"
             for count in CLIENTS
         )
-        print(f"{label:<18} {figures}   (target >= {target})")
+        print(f"{label:<18} {figures}" + (f"   (target >= {target})" if target else ""))
     print(json.dumps({"round_trips": trips}))
 
 

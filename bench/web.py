@@ -31,9 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -250,15 +252,19 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     database = fresh_database("scorpion_bench_web")
+    data_dir = tempfile.mkdtemp(prefix="bench-web-")
     # The rotation makes a running arena of the bench's ruleset (a job, not a request).
-    env = server_env(database, ARENA_ROTATION=f"{RULES}:daily")
-    subprocess.run(
-        [sys.executable, "manage.py", "arena_rotation"],
-        cwd=Path(__file__).resolve().parents[1],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    env = server_env(database, ARENA_ROTATION=f"{RULES}:daily", SCORPION_DATA_DIR=data_dir)
+    # Static files as production serves them (manage.py serve collects them at start):
+    # hashed names, gzip copies.
+    for command in (["arena_rotation"], ["collectstatic", "--no-input"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=Path(__file__).resolve().parents[1],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
     try:
         with daphne(env) as base, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -306,6 +312,7 @@ def main() -> None:
             browser.close()
     finally:
         drop_database(database)
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

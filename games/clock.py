@@ -45,3 +45,22 @@ def frozen(at: dt.datetime | Callable[[], dt.datetime]) -> Iterator[None]:
     finally:
         with _lock:
             _source = previous
+
+
+#: PostgreSQL's largest time zone offset (Python allows up to 23:59).
+_LARGEST_OFFSET = dt.timedelta(hours=15, minutes=59, seconds=59)
+
+
+def storable(at: dt.datetime) -> bool:
+    """Whether PostgreSQL can store or compare ``at`` as a ``timestamptz``: an offset it
+    accepts, and a day of the calendar once in UTC (year 1 at +14:00 is year 0 there)."""
+    offset = at.utcoffset()
+    if offset is None:
+        return True
+    if abs(offset) > _LARGEST_OFFSET:
+        return False
+    try:
+        at.astimezone(dt.UTC)
+    except OverflowError:
+        return False
+    return True

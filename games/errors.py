@@ -129,6 +129,20 @@ class InvalidCredentials(DomainError):
     code = "invalid_credentials"
 
 
+class WrongPassword(DomainError):
+    """A password change whose current password is wrong."""
+
+    status = 403
+    code = "wrong_password"
+
+
+class KeyNotFound(DomainError):
+    """Revoking a key the account does not have."""
+
+    status = 404
+    code = "not_found"
+
+
 class ChallengeNotFound(DomainError):
     """No daily challenge for that date (not a date, or a day that has not begun)."""
 
@@ -142,6 +156,14 @@ class ChallengeInProgress(DomainError):
 
     status = 403
     code = "challenge_in_progress"
+
+
+class AnalysisNotYet(DomainError):
+    """The analysis of one's own finished game of a daily challenge, race or arena that is
+    still running: it would solve the deal the others are still playing."""
+
+    status = 403
+    code = "analysis_not_yet"
 
 
 class ChallengeClosed(DomainError):
@@ -243,3 +265,46 @@ class GameNotFinished(DomainError):
 
     status = 409
     code = "game_not_finished"
+
+
+class PoolEmpty(DomainError):
+    """No certified winnable deal of the ruleset is left for this player: retry after
+    ``Retry-After`` seconds, while the job fills the pool (docs/api.md#winnable-deals)."""
+
+    status = 503
+    code = "pool_empty"
+    retry_after = 60
+
+
+class RatedWithDeal(DomainError):
+    """``rated: true`` with a ``seed`` or a ``deal``: a rated deal is the server's choice
+    (docs/ratings.md), never the caller's."""
+
+    status = 400
+    code = "rated_with_deal"
+
+
+class RatedWithoutPool(DomainError):
+    """``rated: true`` for a ruleset that has no winnable pool (``POOL_RULES``): there is
+    no rated deal to deal."""
+
+    status = 400
+    code = "rated_no_pool"
+
+
+class WinnableWithDeal(DomainError):
+    """``winnable: true`` with a ``seed`` or a ``deal``: a winnable deal is the server's
+    secret, never the caller's choice."""
+
+    status = 400
+    code = "winnable_with_deal"
+
+
+class SolverBusy(DomainError):
+    """Solver work past a bound: the caller (an account, or an anonymous address) has
+    ``SOLVER_MAX_IN_FLIGHT`` analyses queued or running already, or this process's request
+    threads are all searching. Retry after ``Retry-After`` seconds."""
+
+    status = 429
+    code = "solver_busy"
+    retry_after = 5

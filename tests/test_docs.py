@@ -189,6 +189,38 @@ def test_prose_cites_no_issue_numbers_and_no_commit_hashes(source: Path) -> None
     assert cited_numbers_and_hashes(source) == []
 
 
+#: Issues and the solver's reductions cited by number in code (a ``#12`` there is a colour
+#: or an index far more often than an issue, so only the worded form is looked for).
+NUMBERED_IN_CODE = re.compile(r"\b(?:issues?|pull requests?|shortcuts?)\s+#?\d+\b", re.IGNORECASE)
+CODE_SUFFIXES = {".py", ".c", ".h", ".pyi", ".js", ".css", ".html", ".toml", ".yml", ".sh"}
+
+
+def code_files(root: Path = ROOT) -> list[Path]:
+    """The repository's own code and configuration (not the virtualenv, not build output)."""
+    skipped = {".venv", ".git", "build", "node_modules", "__pycache__"}
+    return sorted(
+        path
+        for path in root.rglob("*")
+        if path.suffix in CODE_SUFFIXES
+        and path.is_file()
+        and not skipped.intersection(path.relative_to(root).parts)
+    )
+
+
+def test_code_cites_no_issue_numbers_and_no_numbered_reductions() -> None:
+    """Comments and docstrings name things a reader can open: "stranded cards", not
+    "shortcut 6"; what a change was for, not the issue that asked for it."""
+    this = Path(__file__).resolve()
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {match!r}"
+        for path in code_files()
+        if path != this
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        for match in NUMBERED_IN_CODE.findall(line)
+    ]
+    assert found == []
+
+
 @pytest.mark.parametrize("source", markdown_files(), ids=lambda path: path.name)
 def test_every_relative_link_and_anchor_exists(source: Path) -> None:
     assert broken_references(source) == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 
 #: Only this origin's own files run, load or connect (CSP level 3's 'self' covers ws: and
@@ -47,6 +48,13 @@ _PAGE_MODULES = {
 }
 
 
+#: A game's page shows it one of two ways on a first view: played by its owner (signed in)
+#: or watched. The shell names both, and boot.js preloads the one its visitor needs.
+_LIKELY_WAYS = {
+    "web-game": {"play": ("play.js",), "watch": ("watch.js", "live.js")},
+}
+
+
 @require_safe
 def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
     """The client's HTML shell, whatever the client route (the modules read the path),
@@ -54,7 +62,11 @@ def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
     match = request.resolver_match
     page = match.url_name if match is not None else None
     preloads = [f"web/js/{name}" for name in (*_CORE, *_PAGE_MODULES.get(page or "", ()))]
-    response = render(request, "web/app.html", {"preloads": preloads})
+    ways = {
+        way: " ".join(static(f"web/js/{name}") for name in names)
+        for way, names in _LIKELY_WAYS.get(page or "", {}).items()
+    }
+    response = render(request, "web/app.html", {"preloads": preloads, "ways": ways})
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     # Neither the page's address nor its query ever leaves for another site.
     response["Referrer-Policy"] = "same-origin"

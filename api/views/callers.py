@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 
+from api.throttles import AnonThrottle
 from games.reads.visibility import Viewer
 
 
@@ -22,6 +23,15 @@ def account(request: Request) -> User | None:
     """The signed-in account behind ``request``, or ``None`` for an anonymous caller."""
     user = request.user
     return user if isinstance(user, User) and user.is_authenticated else None
+
+
+def requester(request: Request) -> str:
+    """Whose cap solver work of ``request`` counts in: the account, or for an anonymous
+    caller the address (as the throttles see it, behind ``NUM_PROXIES`` proxies)."""
+    user = account(request)
+    if user is not None:
+        return f"account:{user.pk}"
+    return f"address:{AnonThrottle().get_ident(request)}"
 
 
 def viewer(request: Request) -> Viewer:

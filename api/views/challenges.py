@@ -113,4 +113,6 @@ class ChallengeStandingsApi(APIView):
     )
     def get(self, request: Request, date: str) -> Response:
         challenge = selectors.challenge_get(date)
-        return Response({"results": selectors.challenge_standings(challenge.date)})
+        return Response(
+            {"results": selectors.challenge_standings(challenge.date, callers.viewer(request))}
+        )

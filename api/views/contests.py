@@ -190,7 +190,7 @@ class RaceStandingsApi(APIView):
         return Response(
             {
                 "status": selectors.race_view(contest)["status"],
-                "results": selectors.race_standings(contest),
+                "results": selectors.race_standings(contest, callers.viewer(request)),
             }
         )
 
@@ -267,6 +267,6 @@ class ArenaStandingsApi(APIView):
         return Response(
             {
                 "status": selectors.arena_view(contest)["status"],
-                "results": selectors.arena_standings(contest),
+                "results": selectors.arena_standings(contest, callers.viewer(request)),
             }
         )

@@ -9,7 +9,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.utils.http import parse_etags
@@ -34,10 +36,16 @@ from api.parsers import JSONRenderer
 from api.renderers import NotationRenderer
 from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, limit_parameter
 from api.views import callers
-from games import engine, metrics
+from games import clock, engine, metrics
 from games.errors import GameNotFound, HintNeedsPost
 from games.reads import presenters, selectors, visibility
-from games.reads.shapes import CommandResultBody, EventPageBody, RulesBody, RulesetBody
+from games.reads.shapes import (
+    AnalysisPendingBody,
+    CommandResultBody,
+    EventPageBody,
+    RulesBody,
+    RulesetBody,
+)
 from games.writes import analysis, services
 
 #: Most events in one page of ``/events``.
@@ -75,10 +83,22 @@ class RulesListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         body: RulesBody = {
-            "results": [cast(RulesetBody, rules.describe()) for rules in engine.RULESETS.values()],
+            "results": [_ruleset(rules) for rules in engine.RULESETS.values()],
             "default": engine.DEFAULT_RULES.name,
         }
         return Response(body)
+
+
+def _ruleset(rules: engine.Ruleset) -> RulesetBody:
+    """A ruleset's parameters, with its description in the request's language and in every
+    language the API speaks."""
+    text = messages.RULESET_DESCRIPTIONS[rules.name]
+    descriptions = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            descriptions[language] = str(text)
+    described = {**rules.describe(), "description": str(text), "descriptions": descriptions}
+    return cast(RulesetBody, described)
 
 
 # --- the games collection --------------------------------------------------------------------
@@ -115,9 +135,10 @@ def _a_time(position: Any) -> bool:
     ):  # fromisoformat stops at a NUL and accepts the rest
         return False
     try:
-        return parse_datetime(position) is not None
+        at = parse_datetime(position)
     except ValueError:  # the shape of a time, with impossible values
         return False
+    return at is not None and clock.storable(at)
 
 
 class GameCreateApi(APIView):
@@ -125,17 +146,21 @@ class GameCreateApi(APIView):
 
     @extend_schema(
         operation_id="game_create",
-        summary="Start a game (neither seed nor deal: a random seed)",
+        summary="Start a game (neither seed nor deal: a random seed; winnable: a secret deal "
+        "proved winnable, from the ruleset's pool)",
         tags=_TAGS,
         request=serializers.GameCreateIn,
-        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415)},
+        responses={201: serializers.GameOut, **errors(400, 401, 403, 413, 415, 503)},
         auth=SIGNED_IN,
     )
     def post(self, request: Request) -> Response:
         data = serializers.GameCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_create(owner=callers.player(request), **data.validated_data).summary
+        written = services.game_create(owner=callers.player(request), **data.validated_data)
+        game = written.summary
         body = presenters.game_body(game, visibility.sight(callers.viewer(request), game))
+        if isinstance(written, services.FromPool):
+            body["certified"] = presenters.certified_body(written.deal)
         location = reverse("game-get", kwargs={"game_id": str(game.id)})
         headers = {"Location": location, "ETag": _etag(game.version)}
         return Response(body, status=status.HTTP_201_CREATED, headers=headers)
@@ -217,6 +242,9 @@ class GameGetApi(APIView):
             headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         else:
             body, etag, headers = presenters.game_body(*seen), _etag(seen.game.version), {}
+            certified = selectors.game_certified(seen.game)
+            if certified is not None:
+                body["certified"] = presenters.certified_body(certified)
         wanted = parse_etags(request.headers.get("If-None-Match", ""))
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
@@ -408,14 +436,35 @@ class GameAnalysisApi(APIView):
     @extend_schema(
         operation_id="game_analysis",
         summary="Post-game analysis with full information (a finished game only): was the "
-        "deal winnable, when was it lost, a winning line from the last winnable position",
+        "deal winnable, when was it lost, a winning line from the last winnable position; "
+        "202 while a job computes it, 429 solver_busy past the caller's cap",
         tags=_TAGS,
         parameters=[_GAME_ID],
-        responses={200: serializers.AnalysisOut, **errors(403, 404, 409)},
+        responses={
+            200: serializers.AnalysisOut,
+            202: OpenApiResponse(
+                serializers.AnalysisPendingOut,
+                description="a job computes it: ask the same URL again after Retry-After "
+                "seconds (Location names it)",
+            ),
+            **errors(403, 404, 409),
+        },
     )
     def get(self, request: Request, game_id: str) -> Response:
         seen = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        return Response(presenters.analysis_body(analysis.game_analysis(seen)))
+        found = analysis.game_analysis(seen, requester=callers.requester(request))
+        if isinstance(found, analysis.Pending):
+            body: AnalysisPendingBody = {
+                "status": "pending",
+                "game": str(found.game_id),
+                "retry_after": found.retry_after,
+            }
+            headers = {
+                "Location": reverse("game-analysis", kwargs={"game_id": str(found.game_id)}),
+                "Retry-After": str(found.retry_after),
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
+        return Response(presenters.analysis_body(found))
 
 
 class GameStateApi(APIView):

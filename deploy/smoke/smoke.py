@@ -8,6 +8,7 @@ The steps, each printed with its time:
    host's network on a loopback port (``docker-compose.host.yml``), and wait until every
    health check passes and ``migrate`` has exited 0;
 3. the job worker prepares today's daily challenge by itself: the proxy serves it;
+   register; the solver worker fills the winnable pools: a winnable game is dealt;
 4. register, create a game and play 20 commands through the proxy; two spectators, one on
    each web process, receive all 20 events in order, and the web processes' logs show that
    the proxy spread the commands over both;
@@ -17,7 +18,10 @@ The steps, each printed with its time:
 7. stop the database while a writer keeps sending commands: they are answered 503 with
    ``Retry-After``; start it again: the writer's retries (same ``Idempotency-Key``)
    succeed, and every acknowledged command is in the events table, once;
-8. ``docker-compose down -v`` leaves no container, network or volume of the project.
+8. a WebSocket opens through the proxy with a ticket (``POST /api/v1/auth/ws-ticket``) and
+   another tries a key in its URL (refused with 4401): the proxy's log then names their
+   path but holds neither the key nor the ticket, nor any query string;
+9. ``docker-compose down -v`` leaves no container, network or volume of the project.
 
 Anything unexpected raises :class:`SmokeFailure`; the services' logs are then shown and
 the deployment is taken down all the same (``SMOKE_KEEP=1`` leaves it up to look at).
@@ -44,7 +48,7 @@ from typing import Any
 import httpx
 import local_images
 import yaml
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import connect
 
 from games import engine
@@ -226,7 +230,10 @@ def ensure_ports_free() -> None:
 
 
 def wait_until_up(compose: Compose, timeout: float = 180) -> None:
-    expected = {service: "running healthy" for service in ("db", "redis", "worker", *WEBS, "proxy")}
+    expected = {
+        service: "running healthy"
+        for service in ("db", "redis", "worker", "solver", *WEBS, "proxy")
+    }
     expected["migrate"] = "exited 0"
     states: dict[str, str] = {}
 
@@ -479,6 +486,19 @@ def scenario(compose: Compose) -> None:
         check(response.status_code == 201, f"create a game: {response.text}")
         game_id = response.json()["id"]
         say(f"player {name}, game {game_id}")
+
+    with step("the solver worker fills the winnable pool: a winnable game through the proxy"):
+
+        def winnable() -> bool:
+            answer = client.post(
+                "/api/v1/games",
+                json={"rules": "classic", "winnable": True},
+                headers={"Authorization": f"Token {token}"},
+            )
+            check(answer.status_code in (201, 503), f"a winnable game: {answer.text}")
+            return answer.status_code == 201 and answer.json()["certified"] is not None
+
+        wait_for("a winnable classic deal", winnable, 180, every=2)
     rules = engine.RULESETS[RULES]
     line = engine.legal_line(rules, engine.seeded_deal(rules, SEED), PLAN_LENGTH)
     plan = [engine.action_to_command(action) for action in line]
@@ -535,9 +555,46 @@ def scenario(compose: Compose) -> None:
 
         with step("every acknowledged command is in the events table, once"):
             verify_events(compose, game_id, player)
+
+        with step("WebSockets with a ticket and with a key: the proxy's log holds neither"):
+            proxy_log_keeps_no_secret(compose, game_id, token)
     finally:
         for spectator in spectators.values():
             spectator.stop()
+
+
+def proxy_log_keeps_no_secret(compose: Compose, game_id: str, token: str) -> None:
+    """Open the game's feed through the proxy with a ticket, and try it with the key in the
+    URL (refused); the proxy's log must name the path, and never a key, a ticket or any
+    query string (the spectators' ``?after=`` resumes included)."""
+    client = httpx.Client(base_url=PROXY, headers={"Authorization": f"Token {token}"}, timeout=30)
+    response = client.post("/api/v1/auth/ws-ticket")
+    check(response.status_code == 201, f"ws-ticket: {response.text}")
+    ticket = response.json()["ticket"]
+    path = f"/ws/games/{game_id}/"
+    feed = f"ws://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}{path}"
+    before = compose.logs("proxy").count(f"GET {path} ")
+    with connect(f"{feed}?ticket={ticket}", open_timeout=10) as ws:
+        frame = json.loads(ws.recv(timeout=10))
+        check(frame["type"] == "snapshot", f"with a ticket, the first frame: {frame}")
+    # The proxy refuses a key in the URL itself: the handshake never reaches a web process.
+    try:
+        with connect(f"{feed}?token={token}", open_timeout=10):
+            check(False, "with a key in the URL, the handshake succeeded")
+    except InvalidStatus as refused:
+        status = refused.response.status_code
+        check(status == 403, f"with a key in the URL: HTTP {status}")
+    # nginx writes a WebSocket's line when it closes.
+    log = wait_for(
+        "the proxy's log of both connections",
+        lambda: (text := compose.logs("proxy")).count(f"GET {path} ") >= before + 2 and text,
+        10,
+    )
+    check(token not in log, "the proxy's log holds the key")
+    check(ticket not in log, "the proxy's log holds the ticket")
+    queries = [line for line in log.splitlines() if "/ws/" in line and "?" in line]
+    check(not queries, f"the proxy's log holds query strings: {queries[:3]}")
+    say(f"proxy log: {log.count(f'GET {path} ')} lines for {path}, no key, no ticket, no query")
 
 
 def outage(compose: Compose, player: Player, plan: list[dict[str, Any]]) -> None:

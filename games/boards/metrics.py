@@ -57,7 +57,8 @@ def periods_of(at: dt.datetime) -> tuple[str, str, str]:
 def period_key(period: str, at: str | None, now: dt.datetime) -> str:
     """The key of the ``period`` (``all``, ``month``, ``week``) named by ``at``: a key of
     that period (``2026-11``, ``2026-W48``), a day (``YYYY-MM-DD``) within it, or ``None``
-    for the current one. :class:`ValueError` for anything else."""
+    for the current one. :class:`ValueError` for anything else, and for a period that ends
+    past the calendar's last day."""
     if period == ALL:
         if at not in (None, "", ALL):
             raise ValueError(at)
@@ -74,7 +75,12 @@ def period_key(period: str, at: str | None, now: dt.datetime) -> str:
         day = dt.date.fromisocalendar(int(match[1]), int(match[2]), 1)
     else:
         raise ValueError(at)
-    return month_key(day) if period == "month" else week_key(day)
+    key = month_key(day) if period == "month" else week_key(day)
+    try:  # December 9999 and the weeks that end past it have no end the calendar can name
+        bounds(key)
+    except OverflowError:
+        raise ValueError(at) from None
+    return key
 
 
 def bounds(key: str) -> tuple[dt.datetime | None, dt.datetime | None]:
@@ -169,5 +175,24 @@ ARENA_POINTS = register(
         "arena points: the sum of the points of the player's arena deals (not voided)",
         applies=lambda scope: scope != DAILY,
         table=ARENA_POINTS_VIEW,
+    )
+)
+
+#: The ratings' relation of ``rating``: the view ``games_rating_board`` (migration
+#: ``0015_ratings``) of each ruleset's ratings that are not provisional (RD below 110), with
+#: a counted game, rounded as shown; only the ``all`` period has rows.
+RATING_VIEW = "games_rating_board"
+
+#: A ruleset's Glicko-2 ratings (docs/ratings.md); not for ``daily`` (the dailies are rated
+#: in their ruleset's pool). Ties: who reached the rating first (their last change).
+RATING = register(
+    Metric(
+        "rating",
+        "rating",
+        "rated_at",
+        True,
+        "the player's rating in the ruleset, rounded; non-provisional players only, all time",
+        applies=lambda scope: scope != DAILY,
+        table=RATING_VIEW,
     )
 )

@@ -440,8 +440,10 @@ class Board:
         self._keys[player] = key
         self._json[player] = json.dumps(entry_json)[1:-1]
 
-    def text(self) -> str:
-        """The ranked results as JSON text (``rank`` first in each entry)."""
+    def text(self, *, games: bool = True) -> str:
+        """The ranked results as JSON text (``rank`` first in each entry); each entry's
+        ``games`` lists its player's games in the order they were dealt, or is null without
+        ``games`` (who may see which is ``games.reads.visibility.standing_games_shown``)."""
         for player in self._stale:
             self._refresh(player)
         self._stale.clear()
@@ -449,10 +451,17 @@ class Board:
         return (
             "["
             + ", ".join(
-                f'{{"rank": {rank}, {self._json[player]}}}' for rank, player in enumerate(order, 1)
+                f'{{"rank": {rank}, {self._json[player]}, "games": {self._games(player, games)}}}'
+                for rank, player in enumerate(order, 1)
             )
             + "]"
         )
+
+    def _games(self, player: int, shown: bool) -> str:
+        if not shown:
+            return "null"
+        rows = sorted(self.by_player[player].values(), key=lambda row: row["round"])
+        return json.dumps([row["game"] for row in rows])
 
 
 _ENTRANTS = """
@@ -498,7 +507,8 @@ def load_board(contest: Contest) -> Board:
     return board
 
 
-def ranked(contest: Contest) -> tuple[int, str]:
-    """``(revision, JSON text of the ranked results)`` of a race or arena."""
+def ranked(contest: Contest, *, games: bool = True) -> tuple[int, str]:
+    """``(revision, JSON text of the ranked results)`` of a race or arena (``games``: as
+    :meth:`Board.text`)."""
     board = load_board(contest)
-    return board.revision, board.text()
+    return board.revision, board.text(games=games)

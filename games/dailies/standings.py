@@ -22,6 +22,7 @@ SELECT COALESCE(SUM(s.version), 0) AS revision,
            'rank', r.rank, 'player', r.player, 'status', r.status, 'moves', r.moves,
            'score', r.score, 'sequences', r.sequences, 'revealed', r.revealed,
            'elapsed_ms', r.elapsed_ms, 'hints', r.hints,
+           'game', CASE WHEN %(games)s THEN r.game_id END,
            'started_at', to_char(r.joined_at AT TIME ZONE 'UTC',
                                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY r.rank)
          FILTER (WHERE r.rank IS NOT NULL), '[]'::json)::text AS results
@@ -45,9 +46,11 @@ WHERE s.challenge_id = %(day)s
 """
 
 
-def ranked(date: dt.date | str) -> tuple[int, str]:
-    """``(revision, JSON text of the ranked results)`` of a challenge, in one query."""
+def ranked(date: dt.date | str, *, games: bool = True) -> tuple[int, str]:
+    """``(revision, JSON text of the ranked results)`` of a challenge, in one query; each
+    entry's ``game`` is its game's id, or null without ``games`` (who may see which is
+    ``games.reads.visibility.standing_games_shown``)."""
     with connection.cursor() as cursor:
-        cursor.execute(_RANKED, {"day": str(date)})
+        cursor.execute(_RANKED, {"day": str(date), "games": games})
         revision, results = cursor.fetchone()
     return int(revision), results

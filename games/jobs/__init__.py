@@ -2,7 +2,10 @@
 
 :func:`schedule` runs ``games.writes.schedule`` every minute (a periodic task, which
 procrastinate defers once per minute whatever the number of workers); :func:`tidy` deletes
-finished jobs older than three days, every night. A worker
+finished jobs older than three days, every night; :func:`fill_pools` keeps every winnable
+pool of ``POOL_RULES`` topped up (``games.pools``), every minute, on the ``solver`` queue
+with the rest of the solver's work: :func:`analyse`, the post-game analyses that outgrow a
+request. A worker
 is ``manage.py procrastinate worker``: ``manage.py serve`` starts one beside the server
 unless ``JOBS_WORKER=external`` (docs/operations.md#background-jobs), and a deployment runs
 as many as it likes.
@@ -11,17 +14,26 @@ as many as it likes.
 from __future__ import annotations
 
 import logging
+import uuid
 
+from django.conf import settings
 from django.db import close_old_connections
 from procrastinate import JobContext, builtin_tasks
 from procrastinate.contrib.django import app
 
+from games import pools
+from games.errors import GameNotFinished, GameNotFound
+from games.writes.analysis import analysis_compute
 from games.writes.schedule import schedule_run
 
 logger = logging.getLogger(__name__)
 
 #: The queue of the clock's work.
 SCHEDULE_QUEUE = "schedule"
+#: The queue of the solver's work: filling the pools, analyses (docs/operations.md).
+SOLVER_QUEUE = "solver"
+#: Every queue a job of this module runs on.
+QUEUES = (SCHEDULE_QUEUE, SOLVER_QUEUE)
 
 
 @app.periodic(cron="* * * * *", periodic_id="every-minute")
@@ -52,3 +64,33 @@ async def tidy(context: JobContext, timestamp: int) -> None:
     await builtin_tasks.remove_old_jobs(
         context, max_hours=72, remove_failed=True, remove_cancelled=True, remove_aborted=True
     )
+
+
+@app.periodic(cron="* * * * *", periodic_id="pools-every-minute")
+@app.task(name="fill_pools", queue=SOLVER_QUEUE, lock="fill_pools", queueing_lock="fill_pools")
+def fill_pools(timestamp: int) -> None:
+    """Top up every winnable pool of ``POOL_RULES`` to ``POOL_TARGET`` fresh deals, at most
+    ``POOL_FILL_CANDIDATES`` candidates and an equal share of ``POOL_FILL_SECONDS`` per
+    ruleset a run (the next run goes on), so that a run ends soon, and a worker stops
+    soon when asked to."""
+    close_old_connections()
+    share = settings.POOL_FILL_SECONDS / max(1, len(settings.POOL_RULES))
+    try:
+        for rules in settings.POOL_RULES:
+            pools.fill(rules, settings.POOL_TARGET, seconds=share)
+    finally:
+        close_old_connections()
+
+
+@app.task(name="analyse", queue=SOLVER_QUEUE)
+def analyse(game_id: str, requester: str) -> None:
+    """A finished game's post-game analysis with the full budgets, stored for the request
+    that asked for it (``games.writes.analysis``: its lock and queueing lock are the
+    game's, and ``requester`` is whose cap it counts in)."""
+    close_old_connections()
+    try:
+        analysis_compute(uuid.UUID(game_id))
+    except (GameNotFound, GameNotFinished):
+        logger.warning("no analysis of game %s: not a finished game", game_id)
+    finally:
+        close_old_connections()

@@ -13,14 +13,19 @@ the modules behind it. The write side publishes through ``games.live.publish``.
 """
 
 from games.live.contests import watch_contest
-from games.live.frames import ContestKind, Error, Pong
+from games.live.frames import ERROR_CODES, FEEDS, ContestKind, Error, Feed, Pong
+from games.live.frames import schema as frame_schema
 from games.live.spectators import BadAfter, Spectator, watch_game
 from games.live.standings import Watcher, watch_challenge
 
 __all__ = [
     "BadAfter",
     "ContestKind",
+    "ERROR_CODES",
     "Error",
+    "FEEDS",
+    "Feed",
+    "frame_schema",
     "Pong",
     "Spectator",
     "Watcher",

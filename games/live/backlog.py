@@ -14,7 +14,7 @@ from typing import Any
 
 from games.live.frames import Event as EventFrame
 from games.live.frames import Snapshot
-from games.reads import presenters, selectors
+from games.reads import presenters, ratings, selectors
 from games.reads.selectors import Seen
 from games.reads.visibility import Sight, Viewer
 from games.store import streams
@@ -54,7 +54,10 @@ def event_frames(seen: Seen, *, after: int, upto: int) -> list[EventFrame]:
         first = GameSummary.of(stream, owner=game.owner)
         frames.append(event_frame(first, rows[0], stream.effects_of(1), sight))
     for step, event, effects in streams.steps(stream, rows[max(after, 1) :]):
-        frames.append(event_frame(GameSummary.of(step, owner=game.owner), event, effects, sight))
+        summary = GameSummary.of(step, owner=game.owner)
+        if step.scored == event.seq:  # the event that scored a rated game: its change
+            summary = ratings.with_rating(summary)
+        frames.append(event_frame(summary, event, effects, sight))
     return frames
 
 

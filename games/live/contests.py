@@ -32,7 +32,7 @@ from games.live import frames
 from games.live.frames import ContestKind, Countdown, Finish, Standings, Start
 from games.live.messages import ContestPhase, Message, StandingsChanged, contest_group
 from games.live.standings import Send, StandingsFeed, Watcher
-from games.reads import selectors
+from games.reads import selectors, visibility
 
 #: The longest a feed sleeps between two looks at the clock while a contest runs.
 MAX_TICK_SECONDS = 30.0
@@ -69,6 +69,14 @@ def look(kind: ContestKind, key: str | uuid.UUID) -> Look:
     return Look(contest.id, body, phase, results=results)
 
 
+def games_shown(phase: str | None) -> bool:
+    """Whether live standings name their rows' games: as to an anonymous reader, once the
+    contest is finished (``visibility.standing_games_shown``)."""
+    return visibility.standing_games_shown(
+        secret=phase != FINISHED, viewer=visibility.ANONYMOUS, own=False
+    )
+
+
 def countdown(seen: Look) -> Countdown:
     """The countdown frame: whole seconds until the start, and the start itself."""
     return Countdown(max(0, math.ceil(seen.until - 0.001)), seen.body["starts_at"])
@@ -89,7 +97,7 @@ async def watch_contest(send: Send, *, kind: ContestKind, key: str) -> Watcher:
         feed.board = await database_sync_to_async(feed.load)()
     board = feed.board
     watcher.revision = board.revision
-    await send(Standings(board.text()).text())
+    await send(Standings(board.text(games=games_shown(seen.phase))).text())
     await watcher.release()
     if feed.phase is None:
         feed.phase = seen.phase
@@ -156,7 +164,8 @@ class ContestFeed(StandingsFeed):
         while self.board is not None and self.board.revision != sent:
             board = self.board
             sent = board.revision
-            await self.broadcast(sent, Standings(board.text()).text())
+            text = board.text(games=games_shown(self.phase))
+            await self.broadcast(sent, Standings(text).text())
 
     async def _fetch(self) -> None:
         """Read the board again while asked to, and apply the results that came meanwhile."""

@@ -20,10 +20,48 @@ from games.reads.shapes import ArenaBody, EventBody, GameBody, RaceBody
 ContestKind = Literal["race", "arena"]
 
 
+def _ref(name: str) -> dict[str, Any]:
+    """A JSON Schema reference to a schema of the REST API's OpenAPI document."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+#: The feeds a client may open, by name (docs/api.md#websocket).
+Feed = Literal["game", "challenge", "race", "arena"]
+
+#: A time as the REST API writes it.
+_TIME: dict[str, Any] = {"type": "string", "format": "date-time"}
+
+#: The codes of :class:`Error` frames (docs/api.md#connecting).
+ERROR_CODES = (
+    "bad_after",
+    "bad_message",
+    "too_large",
+    "throttled",
+    # Credentials refused before a feed opens (``api.ws_auth``), then a 4401 close.
+    "bad_ticket",
+    "token_in_url",
+)
+
+#: Each feed's standings row, by its name in the OpenAPI document.
+_STANDING: dict[str, str] = {
+    "challenge": "Standing",
+    "race": "RaceStanding",
+    "arena": "ArenaStanding",
+}
+
+
 class Frame:
-    """A server frame: a JSON object whose ``type`` names it."""
+    """A server frame: a JSON object whose ``type`` names it. :meth:`fields` states its
+    other members as JSON Schema (the AsyncAPI document, ``api.asyncapi``, is made of them)."""
 
     TYPE: ClassVar[str]
+    #: One line on what the frame says, for the AsyncAPI document.
+    SUMMARY: ClassVar[str] = ""
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        """The JSON Schema of each member but ``type`` on ``feed`` (all are required)."""
+        return {}
 
     def to_json(self) -> dict[str, Any]:
         """The frame as a JSON object, ``type`` first."""
@@ -44,6 +82,14 @@ class Snapshot(Frame):
     TYPE: ClassVar[str] = "snapshot"
     game: GameBody
 
+    SUMMARY: ClassVar[str] = (
+        "The game now, or at the resume point: the first frame of a game's feed."
+    )
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"game": _ref("Game")}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "game": self.game}
 
@@ -56,6 +102,12 @@ class Event(Frame):
     event: EventBody
     game: GameBody
 
+    SUMMARY: ClassVar[str] = "One appended event, with the game right after it."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"event": _ref("Event"), "game": _ref("Game")}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "event": self.event, "game": self.game}
 
@@ -66,6 +118,12 @@ class Watchers(Frame):
 
     TYPE: ClassVar[str] = "watchers"
     count: int
+
+    SUMMARY: ClassVar[str] = "How many watch the game (with ?watchers=1)."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"count": {"type": "integer", "minimum": 0}}
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "count": self.count}
@@ -81,6 +139,12 @@ class Standings(Frame):
     TYPE: ClassVar[str] = "standings"
     results: str
 
+    SUMMARY: ClassVar[str] = "The race's ranked results, whole, after every change."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"results": {"type": "array", "items": _ref(_STANDING[feed])}}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "results": json.loads(self.results)}
 
@@ -95,6 +159,12 @@ class Race(Frame):
     TYPE: ClassVar[str] = "race"
     race: RaceBody
 
+    SUMMARY: ClassVar[str] = "The race now: the first frame of its feed."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"race": _ref("Race")}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "race": self.race}
 
@@ -105,6 +175,12 @@ class Arena(Frame):
 
     TYPE: ClassVar[str] = "arena"
     arena: ArenaBody
+
+    SUMMARY: ClassVar[str] = "The arena now: the first frame of its feed."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"arena": _ref("Arena")}
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "arena": self.arena}
@@ -123,6 +199,12 @@ class Countdown(Frame):
     seconds: int
     starts_at: str
 
+    SUMMARY: ClassVar[str] = "Whole seconds until the race starts, once a second before the start."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"seconds": {"type": "integer", "minimum": 0}, "starts_at": _TIME}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "seconds": self.seconds, "starts_at": self.starts_at}
 
@@ -134,6 +216,12 @@ class Start(Frame):
     TYPE: ClassVar[str] = "start"
     kind: ContestKind
     body: RaceBody | ArenaBody
+
+    SUMMARY: ClassVar[str] = "The contest started: it as it is now."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {feed: _ref("Race" if feed == "race" else "Arena")}
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, self.kind: self.body}
@@ -148,6 +236,15 @@ class Finish(Frame):
     body: RaceBody | ArenaBody
     results: list[Any]
 
+    SUMMARY: ClassVar[str] = (
+        "The results are final: the contest, now with its seeds, and its results."
+    )
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        body = _ref("Race" if feed == "race" else "Arena")
+        return {feed: body, "results": {"type": "array", "items": _ref(_STANDING[feed])}}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, self.kind: self.body, "results": self.results}
 
@@ -161,6 +258,12 @@ class Pong(Frame):
 
     TYPE: ClassVar[str] = "pong"
 
+    SUMMARY: ClassVar[str] = "The answer to a ping."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE}
 
@@ -173,5 +276,32 @@ class Error(Frame):
     TYPE: ClassVar[str] = "error"
     code: str
 
+    SUMMARY: ClassVar[str] = "A client frame refused, or a bad resume point, by stable code."
+
+    @classmethod
+    def fields(cls, feed: Feed) -> dict[str, Any]:
+        return {"code": {"type": "string", "enum": list(ERROR_CODES)}}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "code": self.code}
+
+
+#: The frames each feed sends (docs/api.md#websocket), in the order a client meets them.
+FEEDS: dict[Feed, tuple[type[Frame], ...]] = {
+    "game": (Snapshot, Event, Watchers, Pong, Error),
+    "challenge": (Standings, Pong, Error),
+    "race": (Race, Countdown, Standings, Start, Finish, Pong, Error),
+    "arena": (Arena, Standings, Start, Finish, Pong, Error),
+}
+
+
+def schema(frame: type[Frame], feed: Feed) -> dict[str, Any]:
+    """The JSON Schema of ``frame`` as ``feed`` sends it: an object with its ``type`` and
+    its fields, nothing else."""
+    fields = frame.fields(feed)
+    return {
+        "type": "object",
+        "properties": {"type": {"type": "string", "const": frame.TYPE}, **fields},
+        "required": ["type", *fields],
+        "additionalProperties": False,
+    }

@@ -29,6 +29,7 @@ from games.projections.contest_results import ContestResults
 from games.projections.game_row import GameRow
 from games.projections.leaderboards import Leaderboards
 from games.projections.public_log import PublicLog
+from games.projections.ratings import Ratings
 from games.projections.standings import Standings
 from games.store import append as store
 from games.store import events, streams
@@ -42,22 +43,23 @@ PROJECTIONS: tuple[Projection, ...] = (
     Standings(),
     ContestResults(),
     Leaderboards(),
+    Ratings(),
     PublicLog(),
 )
 
 __all__ = ["PROJECTIONS", "Change", "Projection", "append", "create", "rebuild"]
 
 
-def create(created: events.Created, *, owner: User) -> Change:
-    """Start a game: its ``created`` event (``seq`` 1, a new game id) and every read model of
-    it, in one statement."""
-    event = _event(uuid.uuid4(), 1, created, actor=owner)
+def create(created: events.Created, *, owner: User, game_id: uuid.UUID | None = None) -> Change:
+    """Start a game: its ``created`` event (``seq`` 1, a new game id unless ``game_id``
+    names one) and every read model of it, in one statement."""
+    event = _event(game_id or uuid.uuid4(), 1, created, actor=owner)
     after = streams.start(event)
     summary = GameSummary.of(after, owner=owner.get_username())
     change = Change(None, after, summary, event, after.effects_of(1))
     stored = _write(change, check_ban=False, timings=None)
-    assert stored, "a new game's row has no guard to refuse it"
-    return change
+    assert stored is not None, "a new game's row has no guard to refuse it"
+    return stored
 
 
 def append(
@@ -83,7 +85,8 @@ def append(
         action, applied = decided
         event = _event(stream.game_id, stream.version + 1, events.of_action(action), actor=actor)
         event.idempotency_key, event.request_hash = idempotency_key, request_hash
-        after = streams.record(stream, event.seq, event.at, *applied)
+        restarted = isinstance(action, engine.Restart)
+        after = streams.record(stream, event.seq, event.at, *applied, restarted=restarted)
     else:
         assert fact is not None, "an action decided, or an event"
         event = _event(stream.game_id, stream.version + 1, fact, actor=actor)
@@ -93,7 +96,7 @@ def append(
     change = Change(stream, after, summary, event, after.effects_of(event.seq))
     if timings is not None:
         timings.projection += time.perf_counter() - started
-    return change if _write(change, check_ban=check_ban, timings=timings) else None
+    return _write(change, check_ban=check_ban, timings=timings)
 
 
 def _event(game_id: uuid.UUID, seq: int, fact: events.GameEvent, *, actor: User) -> Event:
@@ -108,9 +111,10 @@ def _event(game_id: uuid.UUID, seq: int, fact: events.GameEvent, *, actor: User)
     )
 
 
-def _write(change: Change, *, check_ban: bool, timings: Timings | None) -> bool:
+def _write(change: Change, *, check_ban: bool, timings: Timings | None) -> Change | None:
     """The one statement of ``change`` with every projection's fragments, then publishing
-    and settling; whether the guard let it through."""
+    and settling: ``change`` with what the statement returned, or ``None`` when the guard
+    refused."""
     started = time.perf_counter()
     parts = [(projection, projection.fragments(change)) for projection in PROJECTIONS]
     fragments = [fragment for _, written in parts for fragment in written]
@@ -120,14 +124,17 @@ def _write(change: Change, *, check_ban: bool, timings: Timings | None) -> bool:
         timings.projection += projected - started
         timings.append += time.perf_counter() - projected
     if stored is None:
-        return False
+        return None
     change.event.position = stored.position
+    returned = dict(stored.returned)
+    for projection in PROJECTIONS:
+        change = projection.amend(change, returned)
     for projection in PROJECTIONS:
         projection.publish(change)
     for projection, written in parts:
         flagged = any(fragment.name in stored.flagged for fragment in written)
         projection.settle(change, flagged)
-    return True
+    return change
 
 
 def rebuild() -> int:

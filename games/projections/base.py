@@ -58,6 +58,12 @@ class Projection:
         table expressions that read the game's id ``FROM head`` (none: nothing to write)."""
         return ()
 
+    def amend(self, change: Change, returned: dict[str, Any]) -> Change:
+        """``change`` with what the statement returned for this projection's fragments
+        (``returned``: by fragment name) folded in, before anything is published: a rated
+        game's change of rating, computed under the rating's lock."""
+        return change
+
     def publish(self, change: Change) -> None:
         """Announce ``change`` to live viewers once the writer's transaction commits
         (through ``games.live.publish``, whose functions wait for the commit)."""

@@ -46,9 +46,20 @@ COLUMNS = (
     "finished_at",
     "contest",
     "round",
+    "rated",
 )
 #: The columns the ``created`` event sets once and no later event changes.
-FIXED = ("owner_id", "rules", "seed", "public", "challenge", "created_at", "contest", "round")
+FIXED = (
+    "owner_id",
+    "rules",
+    "seed",
+    "public",
+    "challenge",
+    "created_at",
+    "contest",
+    "round",
+    "rated",
+)
 _UPDATED = tuple(column for column in COLUMNS if column not in FIXED)
 
 _INSERT = f"""INSERT INTO games_game (id, {", ".join(COLUMNS)})
@@ -84,6 +95,7 @@ def fields(summary: GameSummary) -> dict[str, Any]:
         "finished_at": summary.finished_at,
         "contest": summary.contest,
         "round": summary.round,
+        "rated": summary.rated,
     }
 
 

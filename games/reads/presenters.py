@@ -16,23 +16,27 @@ from games.boards.ranking import Row
 from games.dailies import arenas, challenges, contests
 from games.dailies.models import Contest, DailyChallenge, Standing
 from games.engine.hint import Hint
+from games.pools.models import CertifiedDeal
+from games.ratings import parameters
 from games.reads import visibility
 from games.reads.shapes import (
     ActionBody,
     AnalysisBody,
     ArenaBody,
     BoardRowBody,
+    CertifiedBody,
     ChallengeBody,
     EffectsBody,
     EventBody,
     GameBody,
+    GameRatingBody,
     HintBody,
     RaceBody,
 )
 from games.reads.visibility import Sight
 from games.store import events, streams
 from games.store.models import Event, GameAnalysis
-from games.store.summary import GameSummary
+from games.store.summary import GameSummary, RatedResult
 
 
 def timestamp(value: dt.datetime | None) -> str | None:
@@ -70,6 +74,7 @@ def game_body(game: GameSummary, sight: Sight) -> GameBody:
         "challenge": None if game.challenge is None else game.challenge.isoformat(),
         "created_at": timestamp(game.created_at) or "",
         "finished_at": timestamp(game.finished_at),
+        "rated": game.rated,
     }
     if game.contest is not None and game.round is not None:
         body["contest"] = str(game.contest)
@@ -78,7 +83,33 @@ def game_body(game: GameSummary, sight: Sight) -> GameBody:
         body["cells"] = list(board.cells)
     if sight.reveal:
         body["reserve_cards"] = list(board.reserve)
+    if game.rating is not None:
+        body["rating"] = rating_body(game.rating, deal_shown=sight.reveal and game.finished)
     return body
+
+
+def rating_body(result: RatedResult, *, deal_shown: bool) -> GameRatingBody:
+    """What a scored rated game did to the ratings (docs/api.md#ratings); the deal's
+    rating only once the game is over and its hidden information may be shown."""
+    return {
+        "score": result.score,
+        "before": result.player_before,
+        "after": result.player_after,
+        "change": result.player_after - result.player_before,
+        "rd": result.player_rd,
+        "provisional": parameters.provisional(result.player_rd),
+        "counted": result.counted,
+        "deal": (
+            {"before": result.deal_before, "after": result.deal_after, "rd": result.deal_rd}
+            if deal_shown
+            else None
+        ),
+    }
+
+
+def certified_body(deal: CertifiedDeal) -> CertifiedBody:
+    """What a game of a winnable pool's deal shows of it: its difficulty, no card."""
+    return {"difficulty": deal.difficulty, "label": deal.difficulty_label}
 
 
 def owner_view(game: GameSummary) -> dict[str, Any]:
@@ -101,7 +132,8 @@ def event_body(
 ) -> EventBody:
     """The Event of docs/api.md#event-object (``event`` read with its actor), with the ``effects``
     its replay derived and, for a move, the face-up ``card`` it took when the caller knows it;
-    a ``created`` event shows its seed and deal only with ``sight.reveal``."""
+    a ``created`` event shows its seed and deal (and a rated deal's difficulty) only with
+    ``sight.reveal``."""
     body: EventBody = {
         "seq": event.seq,
         "type": event.type,
@@ -123,6 +155,8 @@ def event_data(event: Event, sight: Sight) -> dict[str, Any]:
     if isinstance(fact, events.Created) and not sight.reveal:
         data["seed"] = None
         data["deal"] = None
+        if "difficulty" in data:  # a rated deal's difficulty is as secret as the deal
+            data["difficulty"] = None
     return data
 
 

@@ -13,10 +13,12 @@ import contextlib
 import datetime as dt
 import json
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Q, QuerySet
 
@@ -27,7 +29,8 @@ from games.dailies import challenges, contests, standings
 from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
 from games.errors import GameNotFound, UnknownMetric, UnknownScope
-from games.reads import presenters, visibility
+from games.pools.models import CertifiedDeal, PoolDraw
+from games.reads import presenters, ratings, slots, visibility
 from games.reads.shapes import (
     ActionBody,
     ArenaBody,
@@ -67,6 +70,8 @@ def game_get(*, game_id: uuid.UUID | str, viewer: Viewer, version: int | None = 
     except (Game.DoesNotExist, ValueError):
         raise GameNotFound() from None
     game = GameSummary.from_row(row)
+    if version is None:
+        game = ratings.with_rating(game)
     return Seen(game, visibility.sight(viewer, game, version=version).check())
 
 
@@ -168,7 +173,8 @@ def game_hint(game: GameSummary) -> hints.Hint:
         cached = None
     if isinstance(cached, hints.Hint):
         return cached
-    found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
+    with contextlib.nullcontext() if game.finished else slots.solver_slot():
+        found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
     remember_hint(game, found)
     return found
 
@@ -176,11 +182,14 @@ def game_hint(game: GameSummary) -> hints.Hint:
 def hint_counts(game: GameSummary, viewer_id: int | None) -> bool:
     """Whether a hint ``viewer_id`` asks for is a fact of ``game`` that must be recorded:
     they own it, it is in play, and it races others (a daily challenge whose day is open,
-    a race or arena that accepts commands). Only a write may give such a hint."""
+    a race or arena that accepts commands, or a rated game). Only a write may give such a
+    hint."""
     if viewer_id is None or viewer_id != game.owner_id or game.finished:
         return False
     if game.challenge is not None:
         return challenges.is_open(game.challenge)
+    if game.rated:  # a hint scores a rated game's win as a loss (docs/ratings.md)
+        return True
     return game.contest is not None and contests.accepts_commands(game.contest)
 
 
@@ -197,7 +206,11 @@ def _hint_key(game: GameSummary) -> str:
 def view_hint(rules: engine.Ruleset, view: dict[str, Any]) -> hints.Hint:
     """The hint for a player's view, with the server's sampling settings."""
     return hints.hint(
-        rules, view, samples=settings.HINT_SAMPLES, budget=settings.HINT_SAMPLE_BUDGET
+        rules,
+        view,
+        samples=settings.HINT_SAMPLES,
+        budget=settings.HINT_SAMPLE_BUDGET,
+        time_limit=settings.HINT_TIME_LIMIT or None,
     )
 
 
@@ -227,6 +240,15 @@ def game_analysis(game: GameSummary) -> GameAnalysis | None:
     return GameAnalysis.objects.filter(game_id=game.id).first()
 
 
+def game_certified(game: GameSummary) -> CertifiedDeal | None:
+    """The winnable pool's deal ``game`` was dealt, if it was (its difficulty may be shown;
+    its seed and line only as the game's hidden cards are)."""
+    if game.challenge is not None or game.contest is not None or game.seed is None:
+        return None
+    draw = PoolDraw.objects.select_related("deal").filter(game_id=game.id).first()
+    return None if draw is None else draw.deal
+
+
 def game_at_version(*, game: GameSummary, version: int) -> GameSummary:
     """``game`` as it was at ``version`` (checked by :func:`game_get`'s sight)."""
     return GameSummary.of(streams.at_version(game.id, version), owner=game.owner)
@@ -244,16 +266,39 @@ def challenge_get(date: str | dt.date) -> DailyChallenge:
     return challenges.challenge_get(day)
 
 
-def challenge_standings(date: dt.date) -> list[StandingBody]:
-    """The race's standings, best first (docs/api.md#standings)."""
+def challenge_standings(date: dt.date, viewer: Viewer = visibility.ANONYMOUS) -> list[StandingBody]:
+    """The race's standings, best first (docs/api.md#standings), each row with its game's id
+    where ``viewer`` may read it (else null)."""
     entries: list[StandingBody] = json.loads(standings.ranked(date)[1])
+    _hide_games(entries, "game", None, secret=challenges.is_open(date), viewer=viewer)
     return entries
 
 
 def standings_ranked(date: dt.date) -> tuple[int, str]:
-    """``(revision, the ranked standings as JSON text)`` of a race, in one query."""
+    """``(revision, the ranked standings as JSON text)`` of a race, in one query, naming
+    games as live frames do (``visibility.standing_games_shown``)."""
     metrics.standings_recomputations.inc()
-    return standings.ranked(date)
+    shown = visibility.standing_games_shown(
+        secret=challenges.is_open(date), viewer=visibility.ANONYMOUS, own=False
+    )
+    return standings.ranked(date, games=shown)
+
+
+def _hide_games(
+    rows: Sequence[Mapping[str, Any]], key: str, hidden: Any, *, secret: bool, viewer: Viewer
+) -> None:
+    """Set ``key`` (a row's game or games) to ``hidden`` in every row whose games ``viewer``
+    may not read (``visibility.standing_games_shown``)."""
+    if not secret or viewer.staff:
+        return
+    name = None
+    if viewer.user_id is not None:
+        users = get_user_model().objects.filter(pk=viewer.user_id)
+        name = users.values_list("username", flat=True).first()
+    for row in rows:
+        own = name is not None and row["player"] == name
+        if not visibility.standing_games_shown(secret=secret, viewer=viewer, own=own):
+            cast(dict[str, Any], row)[key] = hidden
 
 
 # --- leaderboards ----------------------------------------------------------------------------
@@ -299,6 +344,8 @@ def board_position(cursor: str) -> ranking.Position:
     except (binascii.Error, UnicodeError, TypeError, ValueError) as error:
         raise ValueError("bad cursor") from error
     if not all(type(item) is int for item in (value, player)) or at.tzinfo is None:
+        raise ValueError("bad cursor")
+    if not clock.storable(at):
         raise ValueError("bad cursor")
     return ranking.Position(value, at, player)
 
@@ -397,15 +444,21 @@ def arena_view(arena: Contest) -> ArenaBody:
     return presenters.arena_body(arena, _entrants(arena))
 
 
-def race_standings(race: Contest) -> list[RaceStandingBody]:
-    """A race's standings, best first (docs/api.md#race-standings)."""
+def race_standings(race: Contest, viewer: Viewer = visibility.ANONYMOUS) -> list[RaceStandingBody]:
+    """A race's standings, best first (docs/api.md#race-standings), each row with its games
+    where ``viewer`` may read them (else null)."""
     entries: list[RaceStandingBody] = json.loads(contests.ranked(race)[1])
+    _hide_games(entries, "games", None, secret=contests.is_secret(race.id), viewer=viewer)
     return entries
 
 
-def arena_standings(arena: Contest) -> list[ArenaStandingBody]:
-    """An arena's leaderboard, most points first (docs/api.md#arena-standings)."""
+def arena_standings(
+    arena: Contest, viewer: Viewer = visibility.ANONYMOUS
+) -> list[ArenaStandingBody]:
+    """An arena's leaderboard, most points first (docs/api.md#arena-standings), each row
+    with its games where ``viewer`` may read them (else null)."""
     entries: list[ArenaStandingBody] = json.loads(contests.ranked(arena)[1])
+    _hide_games(entries, "games", None, secret=contests.is_secret(arena.id), viewer=viewer)
     return entries
 
 

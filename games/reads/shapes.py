@@ -14,6 +14,7 @@ from typing import Annotated, Any, NotRequired, TypedDict
 
 from games import engine
 from games.boards import metrics
+from games.pools.certify import DIFFICULTY_LABELS
 from games.store import events
 
 
@@ -69,6 +70,37 @@ class EffectsBody(TypedDict):
     undid: NotRequired[Annotated[int, Doc("undone: the seq of the action it undid")]]
 
 
+class CertifiedBody(TypedDict):
+    """How hard a deal of the winnable pool is: shown before play, since it names no card."""
+
+    difficulty: Annotated[float, Doc("0 (easiest) to 1 (hardest): docs/solvability.md#difficulty")]
+    label: Annotated[str, Choices.of(DIFFICULTY_LABELS)]
+
+
+class DealRatingBody(TypedDict):
+    """A rated deal's rating before and after a game (docs/api.md#ratings)."""
+
+    before: float
+    after: float
+    rd: Annotated[float, Doc("the deal's rating deviation after the game")]
+
+
+class GameRatingBody(TypedDict):
+    """What a scored rated game did to the ratings (docs/api.md#ratings)."""
+
+    score: Annotated[float, Doc("1: won without a hint; 0: lost, resigned, restarted or aided")]
+    before: Annotated[float, Doc("the player's rating before the game")]
+    after: Annotated[float, Doc("the player's rating after the game")]
+    change: Annotated[float, Doc("after - before (show it rounded: +12)")]
+    rd: Annotated[float, Doc("the player's rating deviation after the game")]
+    provisional: Annotated[bool, Doc("the rating after the game is provisional (RD >= 110)")]
+    counted: Annotated[bool, Doc("false once a moderator voided the game: its change was undone")]
+    deal: Annotated[
+        DealRatingBody | None,
+        Doc("the deal's rating; null until the game is over and its deal may be shown"),
+    ]
+
+
 class GameBody(TypedDict):
     """A game as one viewer may see it (docs/api.md#game-object)."""
 
@@ -102,6 +134,22 @@ class GameBody(TypedDict):
         Annotated[str, Format("uuid"), Doc("the race or arena this game is a deal of")]
     ]
     round: NotRequired[Annotated[int, Doc("which deal of its race or arena: 1, 2, …")]]
+    certified: NotRequired[
+        Annotated[
+            CertifiedBody,
+            Doc("a game dealt from the winnable pool: how hard its deal is"),
+        ]
+    ]
+    rated: Annotated[bool, Doc("a rated game: the player against the deal (docs/ratings.md)")]
+    rating: NotRequired[
+        Annotated[
+            GameRatingBody,
+            Doc(
+                "a rated game once scored (finished or restarted): its change of rating; "
+                "absent before, and in lists"
+            ),
+        ]
+    ]
     created_at: Timestamp
     finished_at: Timestamp | None
 
@@ -209,6 +257,14 @@ class StandingBody(TypedDict):
     revealed: Annotated[int, Doc("face-down cards turned up")]
     elapsed_ms: Annotated[int, Doc("from joining to the last event (to the win)")]
     hints: Annotated[int, Doc("hints the player was shown during the race")]
+    game: Annotated[
+        str | None,
+        Format("uuid"),
+        Doc(
+            "the player's game, where the caller may read it (everyone's once the day is over; "
+            "one's own and, to staff, every one while it runs); else null"
+        ),
+    ]
     started_at: Annotated[
         Timestamp, Doc("when the player joined: a playing entry's clock runs from it")
     ]
@@ -309,6 +365,14 @@ class AnalysisBody(TypedDict):
     computed_at: Timestamp
 
 
+class AnalysisPendingBody(TypedDict):
+    """An analysis a job is computing: ask the same URL again (docs/api.md#analysis)."""
+
+    status: Annotated[str, Choices(("pending",))]
+    game: Annotated[str, Format("uuid")]
+    retry_after: Annotated[int, Doc("seconds to wait before asking again (as Retry-After)")]
+
+
 class MovesBody(TypedDict):
     moves: list[ActionBody]
 
@@ -356,6 +420,43 @@ class TokenBody(TypedDict):
     token: str
 
 
+class KeyBody(TypedDict):
+    """One API key of the account (never the key itself)."""
+
+    id: Annotated[int, Doc("revoke it with DELETE /auth/keys/{id}")]
+    prefix: Annotated[str, Doc("the key's first 8 characters")]
+    current: Annotated[bool, Doc("whether this request was made with this key")]
+    created_at: Timestamp
+    last_used_at: Annotated[str, Format("date-time"), Doc("to the minute: written once a minute")]
+    expires_at: Annotated[
+        str | None,
+        Format("date-time"),
+        Doc("when it expires unless used before (each use moves it on); null: never"),
+    ]
+    last_address: Annotated[str | None, Doc("the client address of its last use")]
+    last_user_agent: Annotated[str, Doc("the User-Agent of its last use (200 characters)")]
+
+
+class KeysBody(TypedDict):
+    results: Annotated[list[KeyBody], Doc("the account's keys, most recently used first")]
+
+
+class MeBody(TypedDict):
+    """Who the credentials of the request belong to."""
+
+    username: str
+    staff: bool
+    banned: bool
+    joined_at: Timestamp
+    key: Annotated[KeyBody | None, Doc("the key of this request; null with the session cookie")]
+    record: Annotated[PlayerBody, Doc("the account's public record, as GET /players/{username}")]
+
+
+class WsTicketBody(TypedDict):
+    ticket: Annotated[str, Doc("add ?ticket=<ticket> to one WebSocket URL")]
+    expires_in: Annotated[int, Doc("seconds it stays valid; it opens one connection")]
+
+
 class LayoutColumnBody(TypedDict):
     face_down: int
     face_up: int
@@ -380,6 +481,10 @@ class RulesetBody(TypedDict):
     deal: Annotated[str, Choices(("any_time", "when_stuck"))]
     undo_depth: Annotated[int | None, Doc("null: unlimited")]
     lose_when_blocked: bool
+    description: Annotated[str, Doc("what sets the ruleset apart, in the request's language")]
+    descriptions: Annotated[
+        dict[str, str], Doc("the description in every language the API speaks: en, it, es, pt")
+    ]
 
 
 class RulesBody(TypedDict):
@@ -401,7 +506,8 @@ class BoardRowBody(TypedDict):
         int,
         Doc(
             "wins: won games; best_time: milliseconds; streak: the run's length; "
-            "arena_points: the sum of the points of the player's arena deals"
+            "arena_points: the sum of the points of the player's arena deals; "
+            "rating: the Glicko-2 rating, rounded"
         ),
     ]
     reached_at: Annotated[Timestamp, Doc("when the player reached this value (breaks ties)")]
@@ -435,6 +541,49 @@ class BoardsBody(TypedDict):
     scopes: list[Annotated[str, SCOPES]]
     metrics: list[Annotated[str, METRICS]]
     periods: list[Annotated[str, PERIODS]]
+
+
+class RatingBody(TypedDict):
+    """A player's rating in one ruleset's pool (docs/api.md#ratings)."""
+
+    rules: Annotated[str, RULES]
+    rating: Annotated[float, Doc("Glicko-2 rating (show it rounded)")]
+    rd: Annotated[float, Doc("rating deviation")]
+    volatility: float
+    provisional: Annotated[bool, Doc("RD >= 110: not listed on the rating board")]
+    games: Annotated[int, Doc("rated games that count (not voided)")]
+
+
+class RatingsBody(TypedDict):
+    """A player's rating in each ruleset they played rated, in the order of /rules."""
+
+    player: str
+    ratings: list[RatingBody]
+
+
+class RatingPointBody(TypedDict):
+    """One row of a player's rating history."""
+
+    n: Annotated[int, Doc("1, 2, 3… per player and ruleset, in the order of the changes")]
+    kind: Annotated[str, Choices(("game", "void", "restore"))]
+    game: Annotated[str, Format("uuid"), Doc("the rated game")]
+    at: Timestamp
+    rating: Annotated[float, Doc("the rating after this change")]
+    rd: float
+
+
+class RatingHistoryBody(TypedDict):
+    """A player's rating in one ruleset, with a page of its history, newest first."""
+
+    player: str
+    rules: Annotated[str, RULES]
+    rating: float
+    rd: float
+    volatility: float
+    provisional: bool
+    games: int
+    history: list[RatingPointBody]
+    next: Annotated[str | None, Doc("the URL of the history's next (older) page, or null")]
 
 
 class ErrorBody(TypedDict):
@@ -514,6 +663,14 @@ class RaceStandingBody(TypedDict):
         int | None, Doc("from the race's start to the racer's last win; null with no win")
     ]
     hints: Annotated[int, Doc("hints the racer was shown, over all their deals")]
+    games: Annotated[
+        list[Annotated[str, Format("uuid")]] | None,
+        Doc(
+            "the player's games in the order they were dealt, where the caller may read them "
+            "(everyone's once it is finished; one's own and, to staff, every one while it "
+            "runs); else null"
+        ),
+    ]
 
 
 class ArenaStandingBody(TypedDict):
@@ -527,6 +684,14 @@ class ArenaStandingBody(TypedDict):
     won: int
     sequences: int
     hints: Annotated[int, Doc("hints the player was shown, over all their deals")]
+    games: Annotated[
+        list[Annotated[str, Format("uuid")]] | None,
+        Doc(
+            "the player's games in the order they were dealt, where the caller may read them "
+            "(everyone's once it is finished; one's own and, to staff, every one while it "
+            "runs); else null"
+        ),
+    ]
 
 
 class RaceStandingsBody(TypedDict):

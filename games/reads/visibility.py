@@ -196,6 +196,15 @@ def listed(viewer: Viewer) -> Q:
     return visible & shown
 
 
+def standing_games_shown(*, secret: bool, viewer: Viewer, own: bool) -> bool:
+    """Whether a row of a race's standings (a day's, a race's, an arena's) names its games
+    to ``viewer``: where :func:`sight` lets them read those games. Everyone's once the race
+    is over (``secret`` false); while it runs, the viewer's own row, and every row to staff.
+    Live standings frames go to every watcher alike: they name games as an anonymous reader
+    may read them."""
+    return not secret or viewer.staff or own
+
+
 def challenge_seed(challenge: DailyChallenge) -> int | None:
     """A daily challenge's seed as anyone may see it: ``None`` while the day runs. (The
     admin's recorded reveal is the one way round it.)"""

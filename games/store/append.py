@@ -43,9 +43,12 @@ _EVENT = """event AS (
         (game_id, seq, type, data, schema_version, actor_id, at, idempotency_key, request_hash)
     SELECT id, %(after)s + 1, %(type)s, %(data)s, %(schema_version)s, %(actor)s, %(at)s,
            %(key)s, %(request_hash)s
-    FROM head
+    FROM head{gates}
     RETURNING position
 )"""
+#: A gate: the event's row is made only once the fragment's rows were all read, so the
+#: locks that fragment takes are held before the event's position is drawn.
+_GATE = "\n    CROSS JOIN (SELECT count(*) FROM {name}) AS {name}_gate"
 
 WHY_NOT = """
 SELECT g.version,
@@ -65,19 +68,29 @@ class Fragment:
     ``flag``, when given, is an SQL boolean over that expression, returned with the event's
     position: it tells its projection that a follow-up is due (a leaderboard entry reached
     out of order, say). The first fragment of every statement is ``head``: the ``Game`` row.
+
+    ``returns``, when given, is an SQL value over that expression returned with the position
+    too (``Stored.returned``: a rating's change, computed under its row's lock). ``gate``:
+    the event's position is drawn only after this expression has been read whole, so the
+    row locks it takes order the events: of two writers of one row, the one that locked it
+    first has the smaller position (docs/architecture.md#projections).
     """
 
     name: str
     sql: str
     params: Mapping[str, Any] = field(default_factory=dict)
     flag: str | None = None
+    returns: str | None = None
+    gate: bool = False
 
 
 class Stored(NamedTuple):
-    """An appended event's global position, and the fragments whose flag came back true."""
+    """An appended event's global position, the fragments whose flag came back true, and
+    the values the fragments with ``returns`` returned, by name."""
 
     position: int
     flagged: frozenset[str] = frozenset()
+    returned: Mapping[str, Any] = {}
 
 
 _STATEMENTS: dict[tuple[str, ...], str] = {}
@@ -86,18 +99,22 @@ _STATEMENTS: dict[tuple[str, ...], str] = {}
 def statement(fragments: Sequence[Fragment]) -> str:
     """The one statement that writes ``fragments`` and then the event (composed once per
     set of fragments: their SQL is written once, at import, by their projections)."""
-    key = tuple(fragment.sql for fragment in fragments)
+    key = tuple(
+        f"{fragment.sql}{fragment.gate}{fragment.flag}{fragment.returns}" for fragment in fragments
+    )
     text = _STATEMENTS.get(key)
     if text is None:
         if not fragments or fragments[0].name != "head":
             raise ValueError("the first fragment of an append is the game's row, 'head'")
         parts = [f"{fragment.name} AS (\n{fragment.sql}\n)" for fragment in fragments]
         flags = [f"COALESCE(({fragment.flag}), FALSE)" for fragment in fragments if fragment.flag]
+        returns = [f"({fragment.returns})" for fragment in fragments if fragment.returns]
+        gates = "".join(_GATE.format(name=fragment.name) for fragment in fragments if fragment.gate)
         text = _STATEMENTS[key] = (
             "WITH "
-            + ",\n".join([*parts, _EVENT])
+            + ",\n".join([*parts, _EVENT.format(gates=gates)])
             + "\nSELECT "
-            + ", ".join(["position", *flags])
+            + ", ".join(["position", *flags, *returns])
             + " FROM event"
         )
     return text
@@ -127,9 +144,34 @@ def append(event: Event, fragments: Sequence[Fragment], *, check_ban: bool) -> S
     if row is None:
         return None
     flagged = [fragment.name for fragment in fragments if fragment.flag]
+    returning = [fragment.name for fragment in fragments if fragment.returns]
+    flags, values = row[1 : 1 + len(flagged)], row[1 + len(flagged) :]
     return Stored(
-        int(row[0]), frozenset(name for name, up in zip(flagged, row[1:], strict=True) if up)
+        int(row[0]),
+        frozenset(name for name, up in zip(flagged, flags, strict=True) if up),
+        dict(zip(returning, values, strict=True)),
     )
+
+
+def replayed(game: uuid.UUID, fragments: Sequence[Fragment]) -> None:
+    """Run ``fragments`` (no ``head`` among them) for ``game`` as the rebuild replays an
+    event: the same SQL as the append's, ``head`` being the game's id alone and no event
+    inserted."""
+    params: dict[str, Any] = {"game": game}
+    for fragment in fragments:
+        params.update(fragment.params)
+    parts = [f"{fragment.name} AS (\n{fragment.sql}\n)" for fragment in fragments]
+    # A gate is read whole, as the append's event insert reads it (a query that nothing
+    # reads would not run at all).
+    gates = [f"(SELECT count(*) FROM {fragment.name})" for fragment in fragments if fragment.gate]
+    text = (
+        "WITH head AS (SELECT %(game)s::uuid AS id),\n"
+        + ",\n".join(parts)
+        + "\nSELECT "
+        + ", ".join(["1", *gates])
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(text, params)
 
 
 class Refusal(NamedTuple):

@@ -51,7 +51,9 @@ class Created:
     ``seed`` is ``None`` for a game made from an explicit deal; ``challenge`` is the ISO date
     of the daily challenge it races in; ``contest`` the id of the race or arena it is deal
     number ``round`` of (both keys are written only for such a game, so older streams read
-    unchanged); ``engine`` the engine version that must replay it.
+    unchanged); ``engine`` the engine version that must replay it. ``rated``: the game is
+    rated, the player against the deal (docs/ratings.md), and ``difficulty`` (0 to 1) is the
+    deal's, from which its first rating comes (both written only for a rated game).
     """
 
     TYPE: ClassVar[str] = "created"
@@ -65,6 +67,8 @@ class Created:
     engine: int
     contest: str | None = None
     round: int | None = None
+    rated: bool = False
+    difficulty: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -78,6 +82,9 @@ class Created:
         if self.contest is not None:
             data["contest"] = self.contest
             data["round"] = self.round
+        if self.rated:
+            data["rated"] = True
+            data["difficulty"] = self.difficulty
         return data
 
     @classmethod
@@ -98,6 +105,12 @@ class Created:
         if contest is not None and not isinstance(contest, str):
             raise TypeError(f"contest is not an id: {contest!r}")
         round_ = None if contest is None else _int(data, "round")
+        rated = data.get("rated", False)
+        if rated is not True and rated is not False:
+            raise TypeError(f"rated is not a boolean: {rated!r}")
+        difficulty = data.get("difficulty") if rated else None
+        if rated and (isinstance(difficulty, bool) or not isinstance(difficulty, int | float)):
+            raise TypeError(f"difficulty is not a number: {difficulty!r}")
         return cls(
             rules=_str(data, "rules"),
             seed=seed,
@@ -107,6 +120,8 @@ class Created:
             engine=_int(data, "engine"),
             contest=contest,
             round=round_,
+            rated=rated,
+            difficulty=None if difficulty is None else float(difficulty),
         )
 
 
@@ -260,18 +275,25 @@ class ResultVoided:
 
 @dataclass(frozen=True, slots=True)
 class ResultRestored:
-    """A moderator restored a voided result."""
+    """A moderator restored a voided result. ``owner_banned``: the game's player was banned
+    at that moment, so a rated game's deal keeps its rating (written only when true)."""
 
     TYPE: ClassVar[str] = "result_restored"
     VERSION: ClassVar[int] = 1
 
     reason: str
+    owner_banned: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        if self.owner_banned:
+            return {"reason": self.reason, "owner_banned": True}
         return {"reason": self.reason}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ResultRestored:
+        if data.get("owner_banned") is True:
+            rest = {key: value for key, value in data.items() if key != "owner_banned"}
+            return cls(reason=_reason(rest), owner_banned=True)
         return cls(reason=_reason(data))
 
 

@@ -139,6 +139,8 @@ class Game(models.Model):
     #: foreign key: this row is a projection), and which of its deals (1, 2, …).
     contest = models.UUIDField(null=True, blank=True)
     round = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: A rated game: the player against the deal, in the ruleset's pool (docs/ratings.md).
+    rated = models.BooleanField(db_default=False, default=False)
     #: A moderator voided this result (``result_voided`` is the stream's last word on it).
     voided = models.BooleanField(default=False)
     created_at = models.DateTimeField()
@@ -276,6 +278,52 @@ class GameAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis of {self.game_id}"
+
+
+class ApiKey(models.Model):
+    """One API key of an account (a sign-in: an account may hold several).
+
+    Only the key's SHA-256 is stored, so a copy of the table opens no account. A key is
+    alive while its account is active and it was used within ``KEY_LIFETIME_SECONDS``
+    (a sliding expiry: ``last_used_at`` moves on with use, at most once a
+    ``KEY_TOUCH_SECONDS``); revoking it deletes the row.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    #: The key's first characters, so that its owner can tell their keys apart.
+    prefix = models.CharField(max_length=8)
+    created_at = models.DateTimeField()
+    last_used_at = models.DateTimeField()
+    #: Where it was last used from: the client address and User-Agent (truncated).
+    last_address = models.GenericIPAddressField(null=True, blank=True)
+    last_user_agent = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        db_table = "games_api_key"
+        indexes = [models.Index(fields=["user", "-last_used_at"], name="api_key_user_used")]
+
+    def __str__(self) -> str:
+        return f"key {self.prefix}… of user {self.user_id}"
+
+
+class WsTicket(models.Model):
+    """A single-use, short-lived ticket that opens one WebSocket as its account (so that no
+    key travels in a URL). Taking it deletes it; a revoked key takes its tickets along."""
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, null=True, related_name="+")
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "games_ws_ticket"
+
+    def __str__(self) -> str:
+        return f"ticket of user {self.user_id}"
 
 
 class PublicLogEntry(models.Model):

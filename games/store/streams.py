@@ -95,6 +95,13 @@ class Stream:
     #: The race or arena (its id) this game is deal number ``round`` of.
     contest: str | None = None
     round: int | None = None
+    #: A rated game (docs/ratings.md), its deal's difficulty, and the ``seq`` of the event
+    #: that scored it (0: not yet) with its ``score``: the first event that finished it or
+    #: restarted it; 1 for a win without a hint, else 0.
+    rated: bool = False
+    difficulty: float | None = None
+    scored: int = 0
+    score: float | None = None
 
     @property
     def finished(self) -> bool:
@@ -151,6 +158,8 @@ def start(event: Event) -> Stream:
         finished_at=None,
         contest=created.contest,
         round=created.round,
+        rated=created.rated,
+        difficulty=created.difficulty,
     )
 
 
@@ -210,7 +219,8 @@ def _next(
         ) from error
     effects.append(_effects_json(outcome, action_seqs))
     action_seqs.append(event.seq)
-    return _after_action(stream, event.seq, event.at, state)
+    restarted = isinstance(fact, events.Restarted)
+    return _after_action(stream, event.seq, event.at, state, restarted=restarted)
 
 
 def steps(stream: Stream, rows: Iterable[Event]) -> Iterator[tuple[Stream, Event, dict[str, Any]]]:
@@ -224,10 +234,19 @@ def steps(stream: Stream, rows: Iterable[Event]) -> Iterator[tuple[Stream, Event
         yield stream, event, effects[-1]
 
 
-def record(stream: Stream, seq: int, at: dt.datetime, state: State, effects: Effects) -> Stream:
-    """``stream`` after an engine action that became event ``seq`` at ``at``."""
+def record(
+    stream: Stream,
+    seq: int,
+    at: dt.datetime,
+    state: State,
+    effects: Effects,
+    *,
+    restarted: bool = False,
+) -> Stream:
+    """``stream`` after an engine action that became event ``seq`` at ``at`` (a restart:
+    ``restarted``)."""
     return replace(
-        _after_action(stream, seq, at, state),
+        _after_action(stream, seq, at, state, restarted=restarted),
         effects=(*stream.effects, _effects_json(effects, stream.action_seqs)),
         action_seqs=(*stream.action_seqs, seq),
     )
@@ -241,8 +260,14 @@ def _effects_json(effects: Effects, action_seqs: Sequence[int]) -> dict[str, Any
     return effects_json
 
 
-def _after_action(stream: Stream, seq: int, at: dt.datetime, state: State) -> Stream:
+def _after_action(
+    stream: Stream, seq: int, at: dt.datetime, state: State, *, restarted: bool
+) -> Stream:
     finished = state.status != engine.PLAYING
+    scored, score = stream.scored, stream.score
+    if stream.rated and not scored and (finished or restarted):
+        scored = seq
+        score = 1.0 if state.status == engine.WON and stream.hints == 0 else 0.0
     return replace(
         stream,
         version=seq,
@@ -250,6 +275,8 @@ def _after_action(stream: Stream, seq: int, at: dt.datetime, state: State) -> St
         pace=stream.pace.after(at),
         updated_at=at,
         finished_at=at if finished and stream.finished_at is None else stream.finished_at,
+        scored=scored,
+        score=score,
     )
 
 

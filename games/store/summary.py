@@ -70,6 +70,24 @@ class Board:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedResult:
+    """What a scored rated game did to the ratings (docs/ratings.md): its score, the
+    player's rating, deviation and volatility before and after, the deal's rating and
+    deviation before and after, and whether each change counts now (``counted``: the game
+    is not voided; ``deal_counted``: nor restored while its player was banned)."""
+
+    score: float
+    player_before: float
+    player_after: float
+    player_rd: float
+    deal_before: float
+    deal_after: float
+    deal_rd: float
+    counted: bool
+    deal_counted: bool
+
+
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """A game as of ``version``: what its ``Game`` row holds, plus its owner's username."""
 
@@ -99,6 +117,10 @@ class GameSummary:
     #: The race or arena this game is deal number ``round`` of, if any.
     contest: uuid.UUID | None = None
     round: int | None = None
+    #: A rated game, and once it is scored what that did to the ratings (read beside the
+    #: row, or returned by the statement that scored it: never from the stream alone).
+    rated: bool = False
+    rating: RatedResult | None = None
 
     @property
     def finished(self) -> bool:
@@ -137,6 +159,7 @@ class GameSummary:
             finished_at=stream.finished_at,
             contest=None if stream.contest is None else uuid.UUID(stream.contest),
             round=stream.round,
+            rated=stream.rated,
         )
 
     @classmethod
@@ -165,4 +188,5 @@ class GameSummary:
             finished_at=game.finished_at,
             contest=game.contest,
             round=game.round,
+            rated=game.rated,
         )

@@ -17,6 +17,10 @@ moderator must be staff (the admin also asks for the ``games.moderate`` permissi
   same transaction; spectators receive
   the event and race watchers the new standings after commit. A restore appends
   ``result_restored`` and undoes it.
+- A rated game's void takes its change off its player's and its deal's ratings, and a
+  restore puts it back: the deal's only if the player is not banned, which the
+  ``result_restored`` event records (``owner_banned``), so the rebuild agrees
+  (docs/ratings.md).
 """
 
 from __future__ import annotations
@@ -113,7 +117,11 @@ def _judge(*, game_id: uuid.UUID, moderator: User, reason: str, void: bool) -> R
         if not void and not stream.voided:
             raise ModerationRefused("not_voided", "This result is not voided: nothing to restore.")
         owner = get_user_model().objects.only("username").get(pk=row.owner_id)
-        fact = events.ResultVoided(text) if void else events.ResultRestored(text)
+        fact = (
+            events.ResultVoided(text)
+            if void
+            else events.ResultRestored(text, owner_banned=row.owner_banned)
+        )
         done = services.append_event(stream, fact, actor=moderator, owner=owner.get_username())
         event = done.event
         act = ModerationAct.objects.create(

@@ -24,12 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import BooleanField
+from django.db.models import BooleanField, FloatField
 from django.db.models.expressions import RawSQL
 
-from games import engine, projections
+from games import engine, pools, projections
 from games.dailies import challenges, contests
 from games.engine import hint as hints
 from games.errors import (
@@ -40,11 +41,16 @@ from games.errors import (
     GameNotFound,
     IdempotencyKeyReused,
     NotOwner,
+    RatedWithDeal,
+    RatedWithoutPool,
     RuleRefused,
     StaleCard,
     VersionConflict,
+    WinnableWithDeal,
 )
 from games.metrics import Timings
+from games.ratings import parameters
+from games.ratings.models import PlayerRating
 from games.reads import selectors
 from games.store import append as store
 from games.store import events, streams
@@ -66,6 +72,14 @@ class Written:
 
 
 @dataclass(frozen=True, slots=True)
+class FromPool(Written):
+    """A game dealt from a winnable pool, and the certified deal it was dealt (its seed and
+    line are the server's secret: only the difficulty may be shown while it is played)."""
+
+    deal: pools.CertifiedDeal
+
+
+@dataclass(frozen=True, slots=True)
 class CommandResult(Written):
     """The appended (or, for a retried key, previously appended) event, what it did (its
     effects, as its replay derives them) and the game after it."""
@@ -83,14 +97,32 @@ def game_create(
     seed: int | None = None,
     deal: Sequence[str] | None = None,
     public: bool = True,
+    winnable: bool = False,
+    rated: bool = False,
 ) -> Written:
     """Start a game: its stream begins with ``created`` (rules, seed, deal, engine version).
 
     Neither ``seed`` nor ``deal``: a random seed. ``deal`` must be a complete deck for the
-    ruleset (:class:`BadDeal` otherwise). A banned player cannot start one (:class:`Banned`).
+    ruleset (:class:`BadDeal` otherwise). ``winnable``: a deal of the ruleset's winnable
+    pool the owner was never dealt (:class:`FromPool`; :class:`PoolEmpty` when none is
+    left, :class:`WinnableWithDeal` with a seed or a deal). ``rated``: a rated game of
+    such a deal, the one whose rating is nearest the owner's (:class:`RatedWithDeal` with
+    a seed or a deal, :class:`RatedWithoutPool` for a ruleset without a pool;
+    docs/ratings.md). A banned player cannot start one (:class:`Banned`).
     """
     check_not_banned(owner)
     ruleset = engine.RULESETS[rules]
+    if rated:
+        if seed is not None or deal is not None:
+            raise RatedWithDeal()
+        if ruleset.name not in settings.POOL_RULES:
+            raise RatedWithoutPool()
+        _abandon_rated(owner, ruleset.name)
+        return _from_pool(owner=owner, rules=ruleset, public=public, rated=True)
+    if winnable:
+        if seed is not None or deal is not None:
+            raise WinnableWithDeal()
+        return _from_pool(owner=owner, rules=ruleset, public=public)
     if deal is not None:
         try:
             cards = engine.check_deal(ruleset, engine.parse_cards(deal))
@@ -102,6 +134,64 @@ def game_create(
             seed = secrets.randbelow(engine.MAX_SEED + 1)
         cards = engine.seeded_deal(ruleset, seed)
     return _start_game(owner=owner, rules=ruleset, seed=seed, cards=cards, public=public)
+
+
+def _from_pool(
+    *, owner: User, rules: engine.Ruleset, public: bool, rated: bool = False
+) -> FromPool:
+    """A game of a deal drawn from the pool of ``rules``, drawn and started in one
+    transaction: a game that fails to start gives the deal back. A ``rated`` one is the
+    deal whose rating is nearest the owner's, as lichess picks puzzles near yours. The
+    game's id is chosen first, so that the draw records it in its one statement."""
+    game_id = uuid.uuid4()
+    with transaction.atomic():
+        order = _nearest_rating(owner, rules.name) if rated else None
+        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id)
+        written = _start_game(
+            owner=owner,
+            rules=rules,
+            seed=certified.seed,
+            cards=engine.seeded_deal(rules, certified.seed),
+            public=public,
+            difficulty=certified.difficulty if rated else None,
+            game_id=game_id,
+        )
+    return FromPool(written.stream, written.summary, certified)
+
+
+def _abandon_rated(owner: User, rules: str) -> None:
+    """Resign the owner's unfinished rated pool games of ``rules``: starting another is
+    abandoning them, which scores 0 (docs/ratings.md). A game they restarted was scored
+    already and is only ended."""
+    unfinished = Game.objects.filter(
+        owner_id=owner.pk, rules=rules, rated=True, challenge__isnull=True, status="playing"
+    ).values_list("id", flat=True)
+    for game_id in unfinished:
+        game_command(game_id=game_id, actor=owner, command={"type": "resign"})
+
+
+def _nearest_rating(owner: User, rules: str) -> list[Any]:
+    """The pool's order for a rated draw: the deals whose rating (their first one, from
+    their difficulty, until someone played them) is nearest the owner's rating, then the
+    fresh ones, then the oldest."""
+    mine = (
+        PlayerRating.objects.filter(player_id=owner.pk, rules=rules)
+        .values_list("rating", flat=True)
+        .first()
+    )
+    distance = RawSQL(
+        """abs(COALESCE(
+            (SELECT d.rating FROM games_rating_deal d
+             WHERE d.rules = games_certified_deal.rules AND d.seed = games_certified_deal.seed),
+            %s + %s * games_certified_deal.difficulty) - %s)""",
+        (
+            parameters.DEAL_LOW,
+            parameters.DEAL_HIGH - parameters.DEAL_LOW,
+            parameters.START_RATING if mine is None else mine,
+        ),
+        output_field=FloatField(),
+    )
+    return [distance.asc(), "draws", "id"]
 
 
 def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
@@ -128,6 +218,7 @@ def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
                 cards=engine.seeded_deal(rules, challenge.seed),
                 public=True,
                 challenge=challenge.date.isoformat(),
+                difficulty=parameters.daily_difficulty(challenge.nodes),
             )
     except IntegrityError:  # the same player joined at the same moment elsewhere
         joined = _joined(challenge.date, player)
@@ -153,8 +244,12 @@ def _start_game(
     challenge: str | None = None,
     contest: str | None = None,
     round_: int | None = None,
+    difficulty: float | None = None,
+    game_id: uuid.UUID | None = None,
 ) -> Written:
-    """Start a game: its ``created`` event and every read model of it, in one statement."""
+    """Start a game: its ``created`` event and every read model of it, in one statement. A
+    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md);
+    ``game_id`` is its id, when the caller chose it (else a new one)."""
     created = events.Created(
         rules=rules.name,
         seed=seed,
@@ -164,8 +259,10 @@ def _start_game(
         engine=engine.ENGINE_VERSION,
         contest=contest,
         round=round_,
+        rated=difficulty is not None,
+        difficulty=difficulty,
     )
-    change = projections.create(created, owner=owner)
+    change = projections.create(created, owner=owner, game_id=game_id)
     return Written(change.after, change.summary)
 
 

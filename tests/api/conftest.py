@@ -20,10 +20,10 @@ from django.test import Client
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
 from openapi_core.deserializing.media_types.util import plain_loads
-from rest_framework.authtoken.models import Token
 
 from api import ws_limits
 from games.store import streams
+from games.writes import accounts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -135,6 +135,9 @@ class Api:
         )
         return self.check(response)
 
+    def delete(self, path: str, headers: dict[str, str] | None = None) -> Any:
+        return self.check(self.client.delete(path, headers=self.headers(headers)))
+
     def check(self, response: Any) -> Any:
         if getattr(response, "is_async", False):  # a stream: read it whole, then check it
             chunks = async_to_sync(_collect)(response.streaming_content)
@@ -188,7 +191,7 @@ def player(django_user_model):
 
     def make(name: str, **extra: Any) -> tuple[Any, str]:
         user = django_user_model.objects.create_user(name, password=f"pw-{name}-123", **extra)
-        return user, Token.objects.create(user=user).key
+        return user, accounts.key_issue(user=user)
 
     return make
 

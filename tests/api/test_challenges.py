@@ -201,3 +201,25 @@ def test_standings_endpoint_ranks_the_race(as_alice, as_bob, api) -> None:
     # came at 8:40), not from joining as the standings do.
     assert player["best_time_ms"] == player["daily"]["best_time_ms"] == 0
     assert player["daily"]["played"] == player["daily"]["won"] == 1
+
+
+def test_standings_rows_name_the_games_their_reader_may_read(
+    as_alice, as_bob, as_staff, api
+) -> None:
+    dailies.prepare(DAY)
+    with at(DAY):
+        alices = as_alice.post("/api/v1/challenges/today/join").json()["id"]
+        bobs = as_bob.post("/api/v1/challenges/today/join").json()["id"]
+        path = "/api/v1/challenges/today/standings"
+        seen = {
+            name: {row["player"]: row["game"] for row in reader.get(path).json()["results"]}
+            for name, reader in (("alice", as_alice), ("anyone", api), ("staff", as_staff))
+        }
+    # While the day runs: one's own game, and every game to staff; no one else's.
+    assert seen["alice"] == {"alice": alices, "bob": None}
+    assert seen["anyone"] == {"alice": None, "bob": None}
+    assert seen["staff"] == {"alice": alices, "bob": bobs}
+    with at(DAY + dt.timedelta(days=1), 0, 0):
+        after = api.get("/api/v1/challenges/2026-11-30/standings").json()["results"]
+        assert {row["player"]: row["game"] for row in after} == {"alice": alices, "bob": bobs}
+        assert api.get(f"/api/v1/games/{bobs}").status_code == 200

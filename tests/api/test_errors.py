@@ -1,5 +1,6 @@
 """The error shape for everything that is not a domain refusal: unknown URLs, methods,
-media types, malformed and oversized bodies, sessions without CSRF, a database outage."""
+media types, malformed and oversized bodies, sessions without CSRF, a database outage, and
+Django's own error views (400, 403, 404, 500) under ``/api/``."""
 
 import json
 
@@ -7,8 +8,12 @@ import psycopg
 import pytest
 from django.db import InterfaceError, OperationalError, connection
 from django.test import Client
+from django.utils import translation
 from psycopg_pool import PoolTimeout
 
+from api import exceptions
+from api.messages import message
+from api.views.games import RulesListApi
 from games.writes import services
 
 pytestmark = pytest.mark.django_db
@@ -193,3 +198,76 @@ def test_a_database_outage_during_a_command_is_503(as_alice, alice, sample_deal)
     with connection.execute_wrapper(lambda execute, *args: execute(*args)):
         retried = as_alice.post(f"/api/v1/games/{game_id}/commands", {"type": "deal"})
     assert retried.status_code == 201 and retried.json()["event"]["seq"] == 2
+
+
+# --- Django's own error views answer the API's shape under /api/ -----------------------------
+
+
+@pytest.mark.parametrize("path", ["/api/v2/games", "/api/", "/api/schema/x", "/api/docs/x"])
+def test_unknown_api_urls_are_json_404_with_debug_on_too(client, settings, path):
+    settings.DEBUG = True
+
+    response = client.get(path)
+
+    assert response.status_code == 404
+    assert error(response) == {"code": "not_found", "detail": "Not found."}
+
+
+def test_a_bug_under_the_api_is_a_json_500_with_its_code(client, monkeypatch):
+    """Django's ``handler500``, reached by an exception no handler maps (a bug)."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(RulesListApi, "get", broken)
+    client.raise_request_exception = False
+
+    response = client.get("/api/v1/rules", HTTP_ACCEPT_LANGUAGE="it")
+
+    assert response.status_code == 500
+    with translation.override("it"):
+        assert error(response) == {"code": "server_error", "detail": message("server_error")}
+
+
+def test_a_bad_host_under_the_api_is_a_json_400(client, settings):
+    """Django's ``handler400`` (``DisallowedHost`` is raised before any view)."""
+    settings.ALLOWED_HOSTS = ["scorpion.example"]
+
+    response = client.get("/api/v1/rules", HTTP_HOST="evil.example")
+
+    assert response.status_code == 400
+    assert error(response)["code"] == "invalid"
+
+
+@pytest.mark.parametrize(
+    ("view", "status", "code"),
+    [
+        (exceptions.bad_request, 400, "invalid"),
+        (exceptions.permission_denied, 403, "permission_denied"),
+        (exceptions.not_found, 404, "not_found"),
+    ],
+)
+def test_djangos_error_views_answer_the_api_shape_under_api(rf, view, status, code):
+    request = rf.get("/api/v1/anything")
+
+    response = view(request, Exception())
+
+    assert response.status_code == status and response["Content-Type"] == "application/json"
+    body = json.loads(response.content)
+    assert body["code"] == code and isinstance(body["detail"], str)
+
+
+def test_djangos_error_views_keep_their_pages_elsewhere(rf):
+    request = rf.get("/games/x")
+    for view in (exceptions.bad_request, exceptions.permission_denied, exceptions.not_found):
+        assert not view(request, Exception())["Content-Type"].startswith("application/json")
+    assert not exceptions.server_error(request)["Content-Type"].startswith("application/json")
+
+
+def test_the_asyncapi_document_is_json_and_other_methods_are_a_json_405(client):
+    assert client.get("/api/asyncapi.json").json()["asyncapi"].startswith("3.")
+
+    response = client.post("/api/asyncapi.json")
+
+    assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+    assert error(response)["code"] == "method_not_allowed"

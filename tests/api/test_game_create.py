@@ -30,6 +30,7 @@ def test_create_from_a_seed_answers_the_masked_game(as_alice):
         "removed": [],
         "challenge": None,
         "finished_at": None,
+        "rated": False,
     }
     deal = [engine.card_code(card) for card in engine.seeded_deal(engine.DEFAULT_RULES, 12345)]
     assert game["columns"][0] == [None, None, None, *deal[3:7]]

@@ -27,7 +27,7 @@ NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 DAY = NOON.date()
 
 #: Every table of game data: the event store and every read model kept from it, the
-#: contests, the days, bans and the moderation log.
+#: contests, the days, bans, the moderation log, and WebSocket tickets (a GET mints none).
 GAME_DATA = (
     "games_event",
     "games_game",
@@ -40,6 +40,11 @@ GAME_DATA = (
     "games_board_entry",
     "games_player",
     "games_moderation_log",
+    "games_rating_player",
+    "games_rating_deal",
+    "games_rated_game",
+    "games_rating_change",
+    "games_ws_ticket",
     "games_public_log",
 )
 
@@ -75,6 +80,7 @@ def world(settings, player) -> dict[str, Any]:
         (alice, alice_token), (bob, _) = player("alice"), player("bob")
         yesterday, _ = dailies.prepare(DAY - dt.timedelta(days=1))
         closed, _ = services.challenge_join(date=yesterday.date, player=bob)
+        services.game_command(game_id=closed.game_id, actor=bob, command={"type": "resign"})
         moving.at = NOON
         dailies.prepare(DAY)
         open_day, _ = services.challenge_join(date=DAY, player=alice)
@@ -107,7 +113,8 @@ def world(settings, player) -> dict[str, Any]:
         "arena": [str(arena.id)],
         "username": ["alice", "bob"],
         "scope": ["daily", "classic"],
-        "metric": ["wins", "best_time", "streak"],
+        "metric": ["wins", "best_time", "streak", "rating"],
+        "rules": ["classic", "wasp"],
         "name": ["2026-11.scorpion.gz", "2026-11.scorpion.gz.sha256"],
     }
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from games import engine
+from games import engine, pools
 from games.store import notation, streams
 from games.store.models import Game
 
@@ -171,6 +171,7 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
         scan.add(reader.get(f"{base}/events?after=1"))
         scan.add(reader.get(f"{base}/moves"))
         scan.add(reader.get(f"{base}/hint"))
+        scan.add(reader.get(f"{base}/analysis"))  # 409 game_not_finished: no job, no search
         for asked in (f"{base}?format=scorpion", f"{base}?format=json"):
             scan.add(reader.get(asked))
         refused = scan.add(reader.get(base, headers={"Accept": "text/x-scorpion"}))
@@ -187,6 +188,8 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
         scan.add(reader.get("/api/v1/log"))
         scan.add(reader.get("/api/v1/log?format=json&limit=500"))
         scan.add(reader.get("/api/v1/exports"))
+        # The end screen and the replay read the solver's analysis: never of a game in play.
+        assert scan.add(reader.get(f"{base}/analysis")).json()["code"] == "game_not_finished"
 
 
 RULESETS = list(engine.RULESETS)
@@ -225,6 +228,28 @@ def test_no_hidden_card_seed_or_deal_leaves_the_server(
     assert any(None in column for column in engine.player_view(stream.state)["columns"]) or (
         stream.state.reserve
     )
+
+
+@pytest.mark.parametrize("rules", ["classic", "three_blind_mice", "double"])
+def test_a_game_of_a_winnable_pool_leaks_nothing(api, alice, bob, settings, rules) -> None:
+    """A pool's deal is a secret seed: neither it nor a hidden card shows while the game is
+    played; the body names the deal's difficulty only."""
+    settings.POOL_FOLLOW_HINTS = False
+    (deal,) = pools.fill(rules, 1)
+    owner, stranger = api.as_user(alice[1]), api.as_user(bob[1])
+    scan = Scan("")
+    created = scan.add(owner.post("/api/v1/games", {"rules": rules, "winnable": True}))
+    assert created.status_code == 201
+    assert created.json()["certified"] == {
+        "difficulty": deal.difficulty,
+        "label": deal.difficulty_label,
+    }
+    scan.game_id = created.json()["id"]
+    assert streams.load(scan.game_id).seed == deal.seed
+
+    play_and_read(scan, owner, stranger, api)
+    scan.check()
+    assert str(deal.seed) not in json.dumps([r.content.decode() for r in scan.responses])
 
 
 @pytest.mark.parametrize("rules", RULESETS)

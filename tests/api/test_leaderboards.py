@@ -100,7 +100,7 @@ def test_a_game_won_over_rest_reaches_its_boards(api, alice, as_alice, as_bob) -
 def test_the_boards_index(api) -> None:
     body = api.get(BOARD).json()
     assert body["scopes"][0] == "daily" and "classic" in body["scopes"]
-    assert body["metrics"] == ["wins", "best_time", "streak", "arena_points"]
+    assert body["metrics"] == ["wins", "best_time", "streak", "arena_points", "rating"]
     assert body["periods"] == ["all", "month", "week"]
 
 

@@ -27,7 +27,15 @@ pytestmark = pytest.mark.django_db
 OPERATIONS = {
     ("/api/v1/auth/register", "post"): ("account_register", 201),
     ("/api/v1/auth/token", "post"): ("token_create", 200),
+    ("/api/v1/auth/token", "delete"): ("token_revoke", 204),
+    ("/api/v1/auth/me", "get"): ("account_me", 200),
+    ("/api/v1/auth/password", "post"): ("password_change", 200),
+    ("/api/v1/auth/keys", "get"): ("key_list", 200),
+    ("/api/v1/auth/keys/{key_id}", "delete"): ("key_revoke", 204),
+    ("/api/v1/auth/ws-ticket", "post"): ("ws_ticket_create", 201),
     ("/api/v1/players/{username}", "get"): ("player_get", 200),
+    ("/api/v1/players/{username}/ratings", "get"): ("player_ratings", 200),
+    ("/api/v1/players/{username}/ratings/{rules}", "get"): ("player_rating", 200),
     ("/api/v1/rules", "get"): ("rules_list", 200),
     ("/api/v1/games", "get"): ("game_list", 200),
     ("/api/v1/games", "post"): ("game_create", 201),
@@ -104,7 +112,8 @@ def test_the_game_schema_declares_exactly_the_keys_games_carry(document, as_staf
     game = as_staff.get(f"/api/v1/games/{stream.game_id}").json()  # with cells, reserve_cards
 
     schema = document["components"]["schemas"]["Game"]
-    assert set(schema["properties"]) - set(game) == {"contest", "round"}  # contest games only
+    # contest games only; games dealt from a winnable pool only
+    assert set(schema["properties"]) - set(game) == {"contest", "round", "certified", "rating"}
     assert set(schema["required"]) == set(game) - {"cells", "reserve_cards"}
 
 
@@ -132,12 +141,29 @@ def test_the_event_and_error_schemas_declare_their_keys(document):
 
 def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tmp_path):
     anyone = api
-    player = api.as_user(alice[1])
     game_id = services.game_create(owner=alice[0], deal=sample_deal).game_id
     base = f"/api/v1/games/{game_id}"
 
     anyone.post("/api/v1/auth/register", {"username": "carol", "password": "x7-lantern-Q"})
-    anyone.post("/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"})
+    signed_in = anyone.post("/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"})
+    session = api.as_user(signed_in.json()["token"])
+    session.get("/api/v1/auth/me")
+    keys = session.get("/api/v1/auth/keys").json()["results"]
+    session.post("/api/v1/auth/ws-ticket")
+    session.delete(f"/api/v1/auth/keys/{next(k['id'] for k in keys if not k['current'])}")
+    session.post(
+        "/api/v1/auth/password", {"password": "pw-alice-123", "new_password": "n3w-Lantern-x"}
+    )
+    player = api.as_user(
+        anyone.post(
+            "/api/v1/auth/token", {"username": "alice", "password": "n3w-Lantern-x"}
+        ).json()["token"]
+    )
+    api.as_user(
+        anyone.post(
+            "/api/v1/auth/token", {"username": "alice", "password": "n3w-Lantern-x"}
+        ).json()["token"]
+    ).delete("/api/v1/auth/token")
     anyone.get("/api/v1/players/alice")
     anyone.get("/api/v1/rules")
     player.post("/api/v1/games", {"rules": "double", "seed": 3})
@@ -159,6 +185,8 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     anyone.get("/api/v1/challenges/today")
     player.post("/api/v1/challenges/today/join")
     player.post("/api/v1/challenges/today/join")  # 200: joined before
+    anyone.get("/api/v1/players/alice/ratings")  # the daily game made a classic rating
+    anyone.get("/api/v1/players/alice/ratings/classic?limit=1")
     anyone.get("/api/v1/challenges/today/standings")
     anyone.get(f"/api/v1/challenges/{dailies.today().isoformat()}")
     yesterday = dailies.today() - dt.timedelta(days=1)

@@ -104,6 +104,14 @@ def test_a_race_from_creation_to_public_replays(now, as_alice, as_bob, as_staff,
         ("alice", 1),
         ("bob", 0),
     ]
+    # Its rows name the games their reader may read: one's own, and every one to staff.
+    path = f"/api/v1/races/{code}/standings"
+    ids = {"alice": [g["id"] for g in mine], "bob": [g["id"] for g in bobs]}
+    for reader, shown in ((as_alice, {"alice"}), (api, set()), (as_staff, {"alice", "bob"})):
+        rows = reader.get(path).json()["results"]
+        assert {r["player"]: r["games"] for r in rows} == {
+            name: ids[name] if name in shown else None for name in ids
+        }
 
     # The time limit ends it: no more commands, and everything is public.
     now.move(minutes=10)
@@ -118,6 +126,8 @@ def test_a_race_from_creation_to_public_replays(now, as_alice, as_bob, as_staff,
     created = api.get(f"/api/v1/games/{mine[1]['id']}/events").json()["results"][0]
     assert created["data"]["seed"] == over["seeds"][1] and len(created["data"]["deal"]) == 52
     assert len(api.get(f"/api/v1/races/{code}/games").json()["results"]) == 4
+    rows = api.get(f"/api/v1/races/{code}/standings").json()["results"]
+    assert {r["player"]: r["games"] for r in rows} == ids
     assert mine[0]["id"] in str(api.get("/api/v1/games?limit=200").json())
 
 

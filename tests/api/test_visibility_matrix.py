@@ -4,8 +4,8 @@ Viewer kinds (anonymous, another player, the owner, a moderator, a superuser) ×
 (playing, won, lost, resigned) × how the game was made (public, private, a daily challenge
 still open, a daily challenge closed, a race still running, a race finished) × every place a
 game is shown: its REST body, its events, its first position, its moves and hint, its
-notation, the game list, the WebSocket snapshot, live frames and resumed frames, and the
-admin's game page, replay and event page.
+notation, its post-game analysis, the game list, the WebSocket snapshot, live frames and
+resumed frames, and the admin's game page, replay and event page.
 
 The expected outcome of each combination is written out below as a table of its own, from
 docs/api.md#visibility, not derived from the code. Each observation is read from the real
@@ -25,19 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from games import clock, engine
 from games.dailies import contests as contests_domain
 from games.dailies.models import DailyChallenge, Entrant
 from games.store import notation, streams
 from games.store.models import Event, Game
-from games.writes import contests, moderation, services
+from games.writes import accounts, contests, moderation, services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +45,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 MODES = ("public", "private", "daily_open", "daily_closed", "race_running", "race_finished")
 STATES = ("playing", "won", "lost", "resigned")
 VIEWERS = ("anonymous", "player", "owner", "moderator", "superuser")
-REST = ("game", "events", "states", "moves", "hint", "notation", "list")
+REST = ("game", "events", "states", "moves", "hint", "notation", "list", "analysis")
 LIVE = ("ws_snapshot", "ws_live", "ws_resume")
 ADMIN = ("admin_game", "admin_replay", "admin_event")
 
@@ -54,6 +54,17 @@ DAYS = {state: dt.date(2026, 3, 2 + number) for number, state in enumerate(STATE
 WIN = json.loads(
     (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
 )
+
+
+async def ticket(token: str) -> str:
+    """A WebSocket ticket of the account ``token`` opens: a key never goes in a URL."""
+
+    def issue() -> str:
+        found = accounts.key_authenticate(key=token)
+        assert found is not None
+        return accounts.ws_ticket_issue(user=found[0], key_id=found[1].pk)
+
+    return await database_sync_to_async(issue)()
 
 
 def noon(day: dt.date) -> dt.datetime:
@@ -94,6 +105,13 @@ def expected_at(place: str, mode: str, state: str, viewer: str) -> str:
         return "refused:hint_needs_post"  # there the owner's hint counts: POST /hints
     if place in ("moves", "hint"):
         return outcome if refused else "readable"
+    if place == "analysis":  # full information: a finished game whose cards may be shown
+        if refused:
+            return outcome
+        if state == "playing":
+            return "refused:game_not_finished"
+        # The owner's own game, or staff's view of it: not while its contest runs.
+        return "refused:analysis_not_yet" if mode in RACING else "analysed"
     if place == "notation" and outcome == "masked":
         # It names the deal: where the hidden cards are masked, it is refused.
         return {
@@ -264,13 +282,16 @@ def observe_rest(client: Any, game: Game) -> Iterator[tuple[str, str]]:
         if response.status_code == 200
         else refusal(response),
     )
+    response = client.get(f"{base}/analysis")
+    analysed = response.status_code in (200, 202)  # answered, or being computed by a job
+    yield "analysis", "analysed" if analysed else refusal(response)
     listed = client.get(f"/api/v1/games?owner={game.owner.username}&limit=200").json()["results"]
     entry = next((item for item in listed if item["id"] == str(game.id)), None)
     yield "list", "absent" if entry is None else observed_game(entry, game.id)
 
 
 async def watch(path: str, token: str | None) -> WebsocketCommunicator:
-    query = f"?token={token}" if token else ""
+    query = f"?ticket={await ticket(token)}" if token else ""
     joiner = "&" if "?" in path else "?"
     communicator = WebsocketCommunicator(application, path + (joiner + query[1:] if query else ""))
     connected, _ = await communicator.connect(timeout=5)
@@ -384,7 +405,7 @@ def people(django_user_model):
     call_command("grant_moderator", "mod", stdout=open("/dev/null", "w"))  # noqa: SIM115
     users["moderator"].refresh_from_db()
     tokens = {
-        viewer: None if user is None else Token.objects.create(user=user).key
+        viewer: None if user is None else accounts.key_issue(user=user)
         for viewer, user in users.items()
     }
     return users, tokens

@@ -10,19 +10,29 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from rest_framework.authtoken.models import Token
 
 from games import clock
 from games.dailies import challenges as dailies
 from games.live import publish
 from games.store import streams
-from games.writes import services
+from games.writes import accounts, services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 DAY = NOW.date()
+
+
+async def ticket(token: str) -> str:
+    """A WebSocket ticket of the account ``token`` opens: a key never goes in a URL."""
+
+    def issue() -> str:
+        found = accounts.key_authenticate(key=token)
+        assert found is not None
+        return accounts.ws_ticket_issue(user=found[0], key_id=found[1].pk)
+
+    return await database_sync_to_async(issue)()
 
 
 @pytest.fixture(autouse=True)
@@ -86,6 +96,8 @@ def test_standings_first_then_after_every_change(racers) -> None:
         ("alice", "resigned"),
         ("bob", "playing"),
     ]
+    # While the day runs, the frames (alike for every watcher) name no game.
+    assert all(r["game"] is None for frame in frames for r in frame["results"])
 
 
 def test_a_burst_of_announcements_is_one_read_for_every_watcher(racers) -> None:
@@ -143,13 +155,13 @@ def test_a_watcher_never_takes_older_standings_after_newer_ones() -> None:
 def test_spectating_another_players_daily_game_is_refused_while_open(racers) -> None:
     alice, bob, _ = racers
     game, _ = services.challenge_join(date=DAY, player=alice)
-    bob_token = Token.objects.create(user=bob).key
-    alice_token = Token.objects.create(user=alice).key
+    bob_token = accounts.key_issue(user=bob)
+    alice_token = accounts.key_issue(user=alice)
 
     async def scenario() -> tuple[int, dict[str, Any], int, int]:
-        stranger = await connect(f"/ws/games/{game.game_id}/?token={bob_token}")
+        stranger = await connect(f"/ws/games/{game.game_id}/?ticket={await ticket(bob_token)}")
         refused = (await stranger.receive_output(timeout=5))["code"]
-        owner = await connect(f"/ws/games/{game.game_id}/?token={alice_token}")
+        owner = await connect(f"/ws/games/{game.game_id}/?ticket={await ticket(alice_token)}")
         snapshot = await owner.receive_json_from(timeout=5)
         await owner.disconnect()
         anonymous = await connect(f"/ws/games/{game.game_id}/")

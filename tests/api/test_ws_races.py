@@ -122,12 +122,15 @@ def test_countdown_start_standings_and_finish_by_the_clock(now, people) -> None:
         )
         standings = await until(ws, "standings", frames)
         assert standings["results"][0]["finished"] == 1
+        # Live frames name games as an anonymous reader may read them: not while it runs.
+        assert all(row["games"] is None for row in standings["results"])
 
         now.move(minutes=5)  # the time limit
         await ws.send_json_to({"type": "ping"})
         finish = await until(ws, "finish", frames)
         assert finish["race"]["status"] == "finished" and finish["race"]["seeds"] == [seed]
         assert [r["player"] for r in finish["results"]] == ["alice", "bob"]
+        assert finish["results"][0]["games"] == [str(games[0].game_id)]
         await settle(ws, frames)
         await ws.disconnect()
         return frames

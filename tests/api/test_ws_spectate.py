@@ -15,17 +15,27 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 
 from games import engine
 from games.live import publish
 from games.store import streams
-from games.writes import services
+from games.writes import accounts, services
 from scorpion_server.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
+
+
+async def ticket(token: str) -> str:
+    """A WebSocket ticket of the account ``token`` opens: a key never goes in a URL."""
+
+    def issue() -> str:
+        found = accounts.key_authenticate(key=token)
+        assert found is not None
+        return accounts.ws_ticket_issue(user=found[0], key_id=found[1].pk)
+
+    return await database_sync_to_async(issue)()
 
 
 @pytest.fixture
@@ -135,8 +145,8 @@ def test_resume_after_n_sends_the_missed_events_then_live_ones(alice, sample_dea
 def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) -> None:
     public = services.game_create(owner=alice, seed=1)
     private = services.game_create(owner=alice, seed=2, public=False)
-    alice_token = Token.objects.create(user=alice).key
-    mallory_token = Token.objects.create(user=mallory).key
+    alice_token = accounts.key_issue(user=alice)
+    mallory_token = accounts.key_issue(user=mallory)
 
     async def code(path: str) -> int:
         ws = await connect(path)
@@ -146,14 +156,22 @@ def test_bad_after_unknown_and_private_games_close_with_codes(alice, mallory) ->
 
     async def scenario() -> None:
         assert await code(f"/ws/games/{public.game_id}/?after=x") == 4400
+        assert await code(f"/ws/games/{public.game_id}/?after=") == 4400  # blank, as REST
+        assert await code(f"/ws/games/{public.game_id}/?after=0&after=1") == 4400  # twice
         assert await code(f"/ws/games/{public.game_id}/?after=-1") == 4400
         assert await code(f"/ws/games/{public.game_id}/?after=9") == 4400
         assert await code("/ws/games/00000000-0000-4000-8000-000000000000/") == 4404
         assert await code("/ws/games/not-a-game/") == 4404
         assert await code(f"/ws/games/{private.game_id}/") == 4403
-        assert await code(f"/ws/games/{private.game_id}/?token={mallory_token}") == 4403
-        assert await code(f"/ws/games/{public.game_id}/?token=wrong") == 4401
-        owner = await first_frame(f"/ws/games/{private.game_id}/?token={alice_token}")
+        mallory = await ticket(mallory_token)
+        assert await code(f"/ws/games/{private.game_id}/?ticket={mallory}") == 4403
+        assert await code(f"/ws/games/{public.game_id}/?ticket=wrong") == 4401
+        # A key in the URL is refused, a good one too; so is a ticket used twice.
+        assert await code(f"/ws/games/{public.game_id}/?token={alice_token}") == 4401
+        assert await code(f"/ws/games/{public.game_id}/?ticket={mallory}") == 4401
+        owner = await first_frame(
+            f"/ws/games/{private.game_id}/?ticket={await ticket(alice_token)}"
+        )
         assert owner["type"] == "snapshot" and owner["game"]["public"] is False
 
     run(scenario())
@@ -226,7 +244,7 @@ def test_a_message_the_layer_dropped_is_filled_for_every_spectator_of_the_proces
     """The process's feed got #3's message never: each of its spectators, of either
     audience and resume point, is sent #3 from the store, then #4, once each."""
     staff = django_user_model.objects.create_user("mod", password="pw-mod-12345", is_staff=True)
-    token = Token.objects.create(user=staff).key
+    token = accounts.key_issue(user=staff)
     game = services.game_create(owner=alice, deal=sample_deal)
     services.game_command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
 
@@ -236,7 +254,8 @@ def test_a_message_the_layer_dropped_is_filled_for_every_spectator_of_the_proces
             transaction.get_connection().run_on_commit.clear()
 
     async def scenario() -> list[list[dict[str, Any]]]:
-        paths = ["", "?after=1", f"?token={token}", f"?after=0&token={token}"]
+        paths = ["", "?after=1", f"?ticket={await ticket(token)}"]
+        paths.append(f"?after=0&ticket={await ticket(token)}")
         sockets = [await connect(f"/ws/games/{game.game_id}/{query}") for query in paths]
         for ws, opening in zip(sockets, (1, 2, 1, 3), strict=True):
             await frames(ws, opening)
@@ -305,11 +324,11 @@ def test_no_frame_carries_a_hidden_card(alice, sample_deal) -> None:
 
 def test_staff_see_hidden_cards_in_every_frame(alice, django_user_model, sample_deal) -> None:
     staff = django_user_model.objects.create_user("mod", password="pw-mod-12345", is_staff=True)
-    token = Token.objects.create(user=staff).key
+    token = accounts.key_issue(user=staff)
     game = services.game_create(owner=alice, deal=sample_deal)
 
     async def scenario() -> list[dict[str, Any]]:
-        ws = await connect(f"/ws/games/{game.game_id}/?token={token}")
+        ws = await connect(f"/ws/games/{game.game_id}/?ticket={await ticket(token)}")
         received = await frames(ws, 1)
         await command(game_id=game.game_id, actor=alice, command=FIRST_MOVE)
         received += await frames(ws, 1)

@@ -90,6 +90,16 @@ def live_database_url(django_db_setup: None, django_db_blocker: object) -> str:
     return url_of_database(connection.settings_dict)
 
 
+def ws_ticket(base: str, token: str) -> str:
+    """A single-use WebSocket ticket (``?ticket=``) of the account ``token`` opens, asked
+    from the server at ``base`` (``http://…``): a key never goes in a URL."""
+    response = httpx.post(
+        f"{base}/api/v1/auth/ws-ticket", headers={"Authorization": f"Token {token}"}, timeout=30
+    )
+    assert response.status_code == 201, response.text
+    return str(response.json()["ticket"])
+
+
 def find_free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -157,8 +167,10 @@ def live_server_factory(
             env["REDIS_URL"] = redis_url
         env.update(env_overrides)
         log = workdir / f"daphne-{port}.log"
+        # A data directory of its own: no static files collected by an earlier `serve` in the
+        # checkout (a bare daphne then serves the source files, as they are now).
+        env.setdefault("SCORPION_DATA_DIR", str(workdir / f"data-{port}"))
         if serve:
-            env.setdefault("SCORPION_DATA_DIR", str(workdir / f"data-{port}"))
             command = [
                 *(sys.executable, "manage.py", "serve", "--no-migrate"),
                 *("--host", "127.0.0.1", "--port", str(port)),

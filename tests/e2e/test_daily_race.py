@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from games.dailies.models import DailyChallenge
+from tests.e2e.conftest import ws_ticket
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -105,7 +106,7 @@ def test_three_players_race_and_the_watcher_sees_every_change(cluster) -> None:
     # While the day runs, a racer cannot watch another's game, nor read it.
     token = players["bob"].headers["Authorization"].split()[1]
     with (
-        connect(f"{b.ws}/ws/games/{games['alice']}/?token={token}") as ws,
+        connect(f"{b.ws}/ws/games/{games['alice']}/?ticket={ws_ticket(b.http, token)}") as ws,
         pytest.raises(ConnectionClosed) as closed,
     ):
         ws.recv(timeout=10)

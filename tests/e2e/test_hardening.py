@@ -1,4 +1,4 @@
-"""Hand-made inputs against a real server (issue 10): each answers with a code, never a 500.
+"""Hand-made inputs against a real server: each answers with a code, never a 500.
 
 The server is started as production starts it (``manage.py serve``, so daphne runs with the
 transport's limits, ``scorpion_server.transport``), and every input is sent over a real
@@ -12,17 +12,17 @@ import base64
 import contextlib
 import json
 import socket
+import threading
 import time
 import uuid
 from typing import Any
 
 import httpx
 import pytest
-from rest_framework.authtoken.models import Token
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from games.writes import services
+from games.writes import accounts, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,7 @@ def server(live_server_factory):
 @pytest.fixture
 def alice(django_user_model) -> tuple[Any, str]:
     user = django_user_model.objects.create_user("alice", password="pw-alice-123")
-    return user, Token.objects.create(user=user).key
+    return user, accounts.key_issue(user=user)
 
 
 @pytest.fixture
@@ -208,9 +208,14 @@ def close_code(url: str) -> int:
             return int(closed.rcvd.code)
 
 
-@pytest.mark.parametrize("token", ["%00", "%00abc", "%ED%A0%80", "%FF", "x" * 5000, "%20"])
-def test_a_bad_token_at_the_handshake_closes_with_4401(server, game, token) -> None:
-    assert close_code(f"{server.ws}/ws/games/{game}/?token={token}") == 4401
+@pytest.mark.parametrize("ticket", ["%00", "%00abc", "%ED%A0%80", "%FF", "x" * 5000, "%20", ""])
+def test_a_bad_ticket_at_the_handshake_closes_with_4401(server, game, ticket) -> None:
+    assert close_code(f"{server.ws}/ws/games/{game}/?ticket={ticket}") == 4401
+
+
+def test_a_key_in_the_url_is_refused_with_4401(server, alice, game) -> None:
+    assert close_code(f"{server.ws}/ws/games/{game}/?token={alice[1]}") == 4401
+    assert close_code(f"{server.ws}/ws/races/nope/?token={alice[1]}") == 4401
 
 
 def test_after_zero_replays_the_whole_game(server, alice, game) -> None:
@@ -519,3 +524,68 @@ def test_bare_daphne_closes_an_oversized_message_with_4009(bare, game) -> None:
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4009
+
+
+@pytest.mark.parametrize(
+    "origin", ["null", "http://evil.example", "file://", "http://127.0.0.1.evil"]
+)
+def test_a_websocket_from_a_foreign_or_opaque_origin_is_refused_with_403(
+    server, game, origin
+) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    with pytest.raises(InvalidStatus) as refused:
+        ws_connect(f"{server.ws}/ws/games/{game}/", origin=origin, open_timeout=10)
+    assert refused.value.response.status_code == 403
+
+
+@pytest.fixture(scope="module")
+def impatient(live_server_factory):
+    """``manage.py serve`` with a 2-second header deadline."""
+    return live_server_factory(serve=True, HTTP_HEADER_TIMEOUT="2")
+
+
+def read_until_closed(sock: socket.socket, limit: float) -> tuple[bytes, float]:
+    """Everything the server sends until it closes, and how long that took."""
+    started, received = time.monotonic(), b""
+    sock.settimeout(limit)
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(4096):
+            received += chunk
+    return received, time.monotonic() - started
+
+
+def test_slow_request_headers_are_cut_off_at_the_deadline(impatient) -> None:
+    with socket.create_connection(("127.0.0.1", impatient.port), timeout=10) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        stop = time.monotonic() + 15
+
+        def trickle() -> None:  # one header byte every 0.2 s: the idle timeout never fires
+            with contextlib.suppress(OSError):
+                while time.monotonic() < stop:
+                    sock.sendall(b"a")
+                    time.sleep(0.2)
+
+        sender = threading.Thread(target=trickle, daemon=True)
+        sender.start()
+        answer, took = read_until_closed(sock, 15)
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    assert 1.5 < took < 6
+
+
+def test_a_silent_connection_is_closed_at_the_deadline(impatient) -> None:
+    with socket.create_connection(("127.0.0.1", impatient.port), timeout=10) as sock:
+        answer, took = read_until_closed(sock, 15)
+    assert answer == b"" and 1.5 < took < 6
+
+
+def test_the_deadline_spares_keep_alive_requests_and_websockets(impatient, game) -> None:
+    with httpx.Client(base_url=impatient.http, timeout=10) as client:
+        for _ in range(3):  # one connection, each request well within its own deadline
+            assert client.get("/healthz").status_code == 200
+            time.sleep(1.2)
+    with ws_connect(f"{impatient.ws}/ws/games/{game}/", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        time.sleep(3)  # past the deadline: a WebSocket is not a request's headers
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}

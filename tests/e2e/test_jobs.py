@@ -1,7 +1,8 @@
 """The server's job worker does the clock's work by itself: ``manage.py serve`` starts a
 worker beside daphne (``JOBS_WORKER=local``), and with nobody asking, today's and
-tomorrow's daily challenges are certified and the rotation's arenas made in the shared
-database; the server then serves today's. Stopping the server stops its worker."""
+tomorrow's daily challenges are certified, the rotation's arenas made and the winnable
+pools filled (by the solver's worker) in the shared database; the server then serves
+today's. Stopping the server stops its workers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 import httpx
 import pytest
 
+from games import pools
 from games.dailies import challenges as dailies
 from games.dailies.models import Contest, DailyChallenge
 
@@ -24,6 +26,10 @@ def test_the_servers_worker_prepares_the_days_and_the_arenas(live_server_factory
         JOBS_WORKER="local",
         DAILY_PREPARE_AHEAD_SECONDS="86400",  # tomorrow is due at once
         ARENA_ROTATION="classic:weekly",
+        POOL_RULES="classic,wasp",
+        POOL_TARGET="2",
+        POOL_FOLLOW_HINTS="0",
+        ANALYSIS_INLINE_NODES="1",  # every analysis the solver does not decide at once is a job
     )
     today = dt.datetime.now(dt.UTC).date()
     wanted = {today, today + dt.timedelta(days=1)}
@@ -31,11 +37,16 @@ def test_the_servers_worker_prepares_the_days_and_the_arenas(live_server_factory
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             made = set(DailyChallenge.objects.values_list("date", flat=True))
-            if wanted <= made and Contest.objects.filter(kind="arena").count() == 2:
+            filled = {pools.fresh_count(rules) for rules in ("classic", "wasp")}
+            if (
+                wanted <= made
+                and Contest.objects.filter(kind="arena").count() == 2
+                and filled == {2}
+            ):
                 break
             time.sleep(0.5)
         else:
-            pytest.fail(f"only {sorted(made)} prepared:\n{server.log_text()}")
+            pytest.fail(f"only {sorted(made)} prepared, pools {filled}:\n{server.log_text()}")
         settings.DAILY_SECRET = "e2e-daily-secret-" + "d9Wx" * 8  # the server's (conftest.py)
         for day in wanted:
             row = DailyChallenge.objects.get(date=day)
@@ -44,15 +55,31 @@ def test_the_servers_worker_prepares_the_days_and_the_arenas(live_server_factory
         assert body["date"] == today.isoformat() and body["solution"] is None
         tomorrow = (today + dt.timedelta(days=1)).isoformat()
         assert httpx.get(f"{server.http}/api/v1/challenges/{tomorrow}").status_code == 404
+        # A winnable game from the pool; its analysis, a job of the solver's worker, polled.
+        player = httpx.Client(base_url=f"{server.http}/api/v1", timeout=30)
+        answer = player.post("/auth/register", json={"username": "ada", "password": "pw-ada-12345"})
+        player.headers["Authorization"] = f"Token {answer.json()['token']}"
+        game = player.post("/games", json={"rules": "classic", "winnable": True}).json()
+        assert game["certified"]["label"] in ("easy", "medium", "hard", "expert")
+        assert player.post(f"/games/{game['id']}/commands", json={"type": "resign"}).is_success
+        asked = player.get(f"/games/{game['id']}/analysis")
+        assert asked.status_code == 202, asked.text
+        deadline = time.monotonic() + 60
+        while (
+            polled := player.get(asked.headers["Location"].removeprefix("/api/v1"))
+        ).status_code == 202:
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(float(polled.headers["Retry-After"]) / 4)
+        assert polled.status_code == 200 and polled.json()["winnable"] is True
         workers = _workers_of(server.process.pid)
-        assert len(workers) == 1, server.log_text()
+        assert len(workers) == 2, server.log_text()  # the clock's, and the solver's
     finally:
         server.process.terminate()  # no worker left to write after this test's cleanup
         server.process.wait(timeout=30)
     deadline = time.monotonic() + 30
-    while _alive(workers[0]) and time.monotonic() < deadline:
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not _alive(workers[0]), "the worker outlived its server"
+    assert not any(map(_alive, workers)), "a worker outlived its server"
 
 
 def _workers_of(pid: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""What an operator sees of a real daphne process (issue 10, Observability): ``/metrics``,
+"""What an operator sees of a real daphne process: ``/metrics``,
 its access control, request ids and JSON logs."""
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from rest_framework.authtoken.models import Token
 from websockets.sync.client import connect as ws_connect
 
 from games import engine
 from games.engine import solver
-from games.writes import services
+from games.writes import accounts, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -44,7 +43,7 @@ def value(found: dict[Any, float], name: str, **labels: str) -> float:
 
 def test_metrics_count_commands_events_sockets_and_the_cache(server, django_user_model) -> None:
     user = django_user_model.objects.create_user("alice", password="pw-alice-123")
-    token = Token.objects.create(user=user).key
+    token = accounts.key_issue(user=user)
     game = services.game_create(owner=user, rules="classic", seed=41)
     rules = engine.RULESETS["classic"]
     line = engine.legal_line(rules, engine.seeded_deal(rules, 41), 5)
@@ -148,7 +147,7 @@ def test_with_a_shared_folder_any_process_answers_for_all(
     folder.mkdir()
     a, b = (live_server_factory(PROMETHEUS_MULTIPROC_DIR=str(folder)) for _ in range(2))
     user = django_user_model.objects.create_user("carol", password="pw-carol-123")
-    token = Token.objects.create(user=user).key
+    token = accounts.key_issue(user=user)
     game = services.game_create(owner=user, rules="classic", seed=43)
     rules = engine.RULESETS["classic"]
     (action,) = engine.legal_line(rules, engine.seeded_deal(rules, 43), 1)

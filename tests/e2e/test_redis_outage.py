@@ -1,4 +1,4 @@
-"""A Redis outage drops no spectator (issue 10, item 7; docs/architecture.md#the-live-path).
+"""A Redis outage drops no spectator (docs/architecture.md#the-live-path).
 
 Two real daphne processes share PostgreSQL and a PRIVATE redis-server that this module
 starts on a spare port, so that it can stop it and start it again on the same port. While
@@ -21,11 +21,10 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from rest_framework.authtoken.models import Token
 from websockets.sync.client import connect as ws_connect
 
 from games import engine
-from games.writes import services
+from games.writes import accounts, services
 from tests.conftest import find_free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -135,7 +134,7 @@ def test_spectators_survive_a_redis_outage_and_return_to_the_layer(
 ) -> None:
     a, b = cluster
     user = django_user_model.objects.create_user("alice", password="pw-alice-123")
-    token = Token.objects.create(user=user).key
+    token = accounts.key_issue(user=user)
     game = services.game_create(owner=user, rules="classic", seed=31)
     commands = legal_commands(31, 36)
     url = f"/ws/games/{game.game_id}/"

@@ -1,6 +1,7 @@
 """`manage.py serve` on the embedded default: a real daphne on a real embedded PostgreSQL."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -66,6 +67,14 @@ def test_serve_runs_on_embedded_postgres_and_stops_it_on_exit(data_dir, free_por
             assert ready.json() == {"status": "ok", "database": "ok", "channel_layer": "ok"}
             admin_css = httpx.get(f"{base_url}/static/admin/css/base.css", timeout=10)
             assert admin_css.status_code == 200
+            # Collected at start: the shell names hashed files, cached for good and gzipped.
+            shell = httpx.get(f"{base_url}/", timeout=10).text
+            main_js = re.search(r'src="(/static/web/js/main\.[0-9a-f]{12}\.js)"', shell)
+            assert main_js, shell
+            module = httpx.get(base_url + main_js[1], headers={"Accept-Encoding": "gzip"})
+            assert module.status_code == 200
+            assert "immutable" in module.headers["Cache-Control"]
+            assert module.headers["Content-Encoding"] == "gzip"
             postmaster_pid = _postmaster_pid(data_dir / "postgres")
             assert psutil.pid_exists(postmaster_pid)
 

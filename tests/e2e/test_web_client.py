@@ -194,6 +194,11 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shot
     page.click("#signout")
     expect(page.locator("#signin-link")).to_be_visible()
     assert page.evaluate("localStorage.getItem('scorpion.token')") is None
+    # Signing out revoked the key on the server: a copy of it opens nothing.
+    copied = httpx.get(
+        f"{server.http}/api/v1/auth/me", headers={"Authorization": f"Token {token}"}, timeout=30
+    )
+    assert copied.status_code == 401
     page.click("#signin-link")
     page.fill("#username", "winner")
     page.fill("#password", "pw-winner-Cards-2026")
@@ -258,6 +263,32 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shot
     text = Path(saved.value.path()).read_text()
     assert text.startswith('[Scorpion "1"]') and f'[Game "{game["id"]}"]' in text
     assert "=won" in text
+
+
+def test_a_private_games_feed_opens_with_a_ticket_never_with_the_key(pages, server) -> None:
+    player = register(server, "tina")
+    game = new_game(player, server, rules="classic", seed=3, public=False)
+    page = pages(player, path="/")
+    urls: list[str] = []
+    page.on("websocket", lambda socket: urls.append(socket.url))
+
+    owner = page.evaluate(
+        """async (id) => {
+          const { GameFeed } = await import("/static/web/js/live.js");
+          const api = await import("/static/web/js/api.js");
+          return await new Promise((resolve) => {
+            const feed = new GameFeed(id, {
+              ticket: api.wsTicket,
+              onGame: (game) => { feed.close(); resolve(game.owner); },
+              onFatal: (code) => resolve(code),
+            });
+          });
+        }""",
+        game["id"],
+    )
+
+    assert owner == "tina"
+    assert urls and all("ticket=" in url and player.token not in url for url in urls)
 
 
 def test_a_spectator_sees_every_move_and_resumes_after_a_network_cut(pages, server, shots) -> None:

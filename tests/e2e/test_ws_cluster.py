@@ -18,7 +18,6 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from rest_framework.authtoken.models import Token
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect_sync
@@ -26,7 +25,8 @@ from websockets.sync.client import connect as ws_connect_sync
 from games import engine
 from games.live import publish
 from games.store import events as vocabulary
-from games.writes import services
+from games.writes import accounts, services
+from tests.e2e.conftest import ws_ticket
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -40,7 +40,7 @@ def cluster(live_server_factory, redis_url):
 @pytest.fixture
 def player(django_user_model):
     user = django_user_model.objects.create_user("alice", password="pw-alice-123")
-    return user, Token.objects.create(user=user).key
+    return user, accounts.key_issue(user=user)
 
 
 def legal_commands(rules_name: str, seed: int, count: int) -> list[dict[str, Any]]:
@@ -163,16 +163,17 @@ def test_private_game_refuses_strangers_over_real_sockets(
     _, b = cluster
     user, token = player
     stranger = django_user_model.objects.create_user("mallory", password="pw-mallory-123")
-    stranger_token = Token.objects.create(user=stranger).key
+    stranger_token = accounts.key_issue(user=stranger)
     game = services.game_create(owner=user, seed=24, public=False)
-    for query in ("", f"?token={stranger_token}"):
+    for query in ("", f"?ticket={ws_ticket(b.http, stranger_token)}"):
         with (
             ws_connect_sync(f"{b.ws}/ws/games/{game.game_id}/{query}") as ws,
             pytest.raises(ConnectionClosed) as closed,
         ):
             ws.recv(timeout=10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
-    with ws_connect_sync(f"{b.ws}/ws/games/{game.game_id}/?token={token}") as ws:
+    ticket = ws_ticket(b.http, token)
+    with ws_connect_sync(f"{b.ws}/ws/games/{game.game_id}/?ticket={ticket}") as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
 
 

@@ -8,11 +8,10 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from rest_framework.authtoken.models import Token
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
-from games.writes import services
+from games.writes import accounts, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -50,7 +49,7 @@ def settled_count(ws: ClientConnection) -> int:
 def test_viewers_on_both_processes_count_for_everyone(cluster, django_user_model) -> None:
     a, b = cluster
     owner = django_user_model.objects.create_user("alice", password="pw-alice-123")
-    Token.objects.create(user=owner)
+    accounts.key_issue(user=owner)
     game = services.game_create(owner=owner, seed=5).game_id
 
     with ExitStack() as sockets:

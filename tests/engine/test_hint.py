@@ -108,8 +108,9 @@ def test_the_hint_does_not_move_a_column_to_and_fro_before_the_deal() -> None:
 
 
 # Classic seed 115 after three hinted actions. No sample of its view is won within the
-# budget; with every card known, the heuristic's move (5D and its pile onto 6D) loses the
-# deal and 9S's move onto TS keeps it won.
+# budget when the hint draws 32 of them (a few of 128 are); with every card known, the
+# heuristic's move (5D and its pile onto 6D) loses the deal and 9S's move onto TS keeps it
+# won.
 NONE_WON = [
     "*QC *6C *7C 3C 8C QD JD 4C 2H TD",
     "*KH *9C *QS KD 6S 8H 2S AS JS 4S 3D 7S 5H",
@@ -121,19 +122,22 @@ NONE_WON = [
 ]
 
 
+FEW = 32
+
+
 def proved_lost_after(state: engine.State, action: object) -> int:
     """In how many of the hint's samples of ``state``'s view ``action`` is proved lost."""
     view = engine.player_view(state)
     return sum(
         solve(CLASSIC, engine.apply(sample, action)[0], hints.SAMPLE_BUDGET).verdict == "lost"
-        for sample in hints.completions(CLASSIC, view, hints.SAMPLES)
+        for sample in hints.completions(CLASSIC, view, FEW)
     )
 
 
 def test_with_no_sample_won_the_hint_keeps_the_most_samples_alive() -> None:
     state = board("classic", NONE_WON, reserve="5S JC 2C")
     view = engine.player_view(state)
-    found = hints.hint(CLASSIC, view)
+    found = hints.hint(CLASSIC, view, samples=FEW)
     assert found.source == "heuristic" and found.wins == 0
     preferred = heuristic.best(CLASSIC, view)
     assert found.action != preferred
@@ -188,3 +192,56 @@ def test_the_vote_tries_fewer_actions_and_picks_the_same_one() -> None:
     best, count = hints._vote(actions, range(20), passes, lambda a, n: (-n, a.index))
     assert (best, count) == (actions[0], 20)
     assert tries == [actions[0]] * 20
+
+
+def test_past_its_time_limit_the_hint_answers_with_what_it_has() -> None:
+    state = engine.new_game(CLASSIC, engine.seeded_deal(CLASSIC, 0))
+    view = engine.player_view(state)
+    legal = engine.legal_actions(state)
+    # No time at all: no sample is solved, and the one-move heuristic answers.
+    found = hints.hint(CLASSIC, view, time_limit=0.0)
+    assert found == hints.Hint(heuristic.best(CLASSIC, view), 0, 0, "heuristic")
+    # Without a limit every sample is solved, and the hint is the solver's.
+    full = hints.hint(CLASSIC, view, time_limit=None)
+    assert full.samples == hints.SAMPLES and full.source == "solver" and full.action in legal
+
+
+def test_an_action_that_shows_nothing_is_worth_what_one_plan_wins() -> None:
+    # Classic seed 22 after two hints. Alone, the five of diamonds' move (1 to 4, showing no
+    # card) wins in the most samples, but each sample's solver then goes on its own way
+    # before the next card shows; no one plan starting with it wins in as many samples as
+    # the King of hearts' move, which turns up column 3's card, does.
+    state = engine.new_game(CLASSIC, engine.seeded_deal(CLASSIC, 22))
+    for _ in range(2):
+        action = hints.hint(CLASSIC, engine.player_view(state), samples=FEW).action
+        assert action is not None
+        state = engine.apply(state, action)[0]
+    view = engine.player_view(state)
+    planned = hints.hint(CLASSIC, view, samples=FEW, time_limit=None)
+    alone = hints.hint(CLASSIC, view, samples=FEW, plans=False, time_limit=None)
+    assert alone.action == Move(source=1, index=9, to=4)
+    assert planned.action == Move(source=3, index=3, to=6)
+    assert state.down[2] == 3, "column 3's move turns up a card"
+    assert planned.wins < alone.wins
+
+
+def test_a_choice_cut_short_says_so() -> None:
+    state = engine.new_game(CLASSIC, engine.seeded_deal(CLASSIC, 0))
+    view = engine.player_view(state)
+    won = [
+        (sample, solution.line)
+        for sample in hints.completions(CLASSIC, view, FEW)
+        if (solution := solve(CLASSIC, sample, hints.SAMPLE_BUDGET)).verdict == "won"
+    ]
+    legal = engine.legal_actions(state)
+
+    def rank(action: object, wins: int) -> tuple[int, int]:
+        return (-wins, legal.index(action))  # type: ignore[arg-type]
+
+    assert won
+    best, worth, complete = hints._choose(
+        CLASSIC, legal, won, rank, hints.SAMPLE_BUDGET, True, hints._Clock(None)
+    )
+    assert complete and best in legal and 0 < worth <= len(won)
+    cut = hints._choose(CLASSIC, legal, won, rank, hints.SAMPLE_BUDGET, True, hints._Clock(-1.0))
+    assert cut == (None, 0, False)

@@ -219,7 +219,8 @@ def test_focused_moves_are_some_of_the_moves() -> None:
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
 def test_won_lines_never_hold_a_lost_position(name: str) -> None:
-    """No position along a won line is one that shortcut 6 or 7 calls lost as it stands.
+    """No position along a won line is one that stranded cards or two copies with one place
+    call lost as it stands.
     The lines come from a search that checks neither (safe joins off), so the check is
     not judging positions it chose itself (docs/solvability.md has the same on the won
     lines of 1,938 double deals)."""

@@ -42,7 +42,7 @@ def plain_key(state: State) -> PlainKey:
 
 
 def check_history_free(state: State) -> None:
-    """The solver's shortcut 4, on a state reached through the engine with its own line of
+    """The solver's repetition rule, on a state reached through the engine with its own line of
     play: under the repetition rule, whether a move counts never depends on that line."""
     if not state.rules.repeats_are_not_moves or state.status == WON:
         return
@@ -136,9 +136,10 @@ def small_position(rules: Ruleset, rng: random.Random) -> State:
 
 def two_suit_position(rules: Ruleset, rng: random.Random) -> State:
     """Two whole suits of one deck, a few cards swapped, cut into pieces dealt onto a
-    few columns over some face-down cards: stranded cards (shortcut 6) need two suits or more, and
-    the first version of shortcut 3 lost a win here (a run completed in place, at the
-    bottom of a column, that only a whole-column move takes off the table)."""
+    few columns over some face-down cards: stranded cards need two suits or more, and the
+    first version of whole-column moves only where they matter lost a win here (a run
+    completed in place, at the bottom of a column, that only a whole-column move takes off
+    the table)."""
     suits = rng.sample(range(4), 2)
     cards: list[Card] = [card for suit in suits for card in RUNS[suit]]
     for _ in range(rng.choice((0, 1, 1, 2, 3))):
@@ -205,7 +206,7 @@ def test_two_suit_positions_agree_with_plain_exhaustive_search(name: str) -> Non
                 after = apply(after, action)[0]
             assert after.status == WON
     # Two shuffled suits are mostly lost; classic's sample holds wins too (the lost win of
-    # shortcut 3's first version was one of them).
+    # whole-column moves' first version was one of them).
     assert verdicts["lost"] >= 20, verdicts
     assert verdicts["won"] >= (1 if name == "classic" else 0), verdicts
 
@@ -245,7 +246,7 @@ def test_shortcuts_agree_with_plain_exhaustive_search(name: str) -> None:
 def tail_join_position(rules: Ruleset, rng: random.Random) -> State | None:
     """A position of two or three suits with no deal to come, where some card X can go
     onto its successor with the rest of its suit below it, down to the Ace, above it, in
-    order, and X+1's column is not anchored: the second kind of safe join (shortcut 5),
+    order, and X+1's column is not anchored: the second kind of safe join,
     nothing else vouching for it. None when the draw holds no such join."""
     suits = rng.sample(range(4), rng.choice((2, 2, 3)))
     tails: list[list[Card]] = []
@@ -294,7 +295,7 @@ def tail_join_position(rules: Ruleset, rng: random.Random) -> State | None:
 
 @pytest.mark.parametrize("name", ONE_PLACE)
 def test_joins_of_a_tail_down_to_the_ace_lose_nothing(name: str) -> None:
-    """Shortcut 5's second kind, where it alone prunes: the solver's verdict is that of its
+    """The second kind of safe join, where it alone prunes: the solver's verdict is that of its
     own search without safe joins or locks (whose positions are the plain search's, as
     the test above checks), and every won line replays to a won state."""
     rules = RULESETS[name]
@@ -325,7 +326,7 @@ def bury(rules: Ruleset, state: State, rng: random.Random) -> State | None:
     """``state`` with the cards some card X may go onto (every copy of its successor, or
     in ``easy`` every card a rank above it) taken from wherever they are and put at the
     bottom of X's column, face-down, and the cards under X face-down too, or (half the
-    time) one of them left face-up, so that X can still be carried away: shortcut 6's
+    time) one of them left face-up, so that X can still be carried away: stranded cards'
     case and its near miss. None when the draw has no such X."""
     columns = [list(col) for col in state.columns]
     cells = list(state.cells)
@@ -364,7 +365,7 @@ def bury(rules: Ruleset, state: State, rng: random.Random) -> State | None:
 
 
 def stranded(state: State) -> bool:
-    """Whether the solver calls ``state`` lost as it stands (shortcut 6)."""
+    """Whether the solver calls ``state`` lost as it stands (stranded cards)."""
     search = Search(state.rules, state)
     return search.stranded(search.root.columns, search.free(search.root))
 
@@ -377,7 +378,7 @@ def planted(
 ) -> Iterator[tuple[State, Solution, bool]]:
     """Small positions changed by ``plant`` that the plain search finishes, once the
     solver's verdict is checked against it: each with the solution, and whether the solver
-    calls it lost as dealt (shortcut 6), which the plain search must then agree with."""
+    calls it lost as dealt (stranded cards), which the plain search must then agree with."""
     for _ in range(tries):
         drawn = (two_suit_position if rng.random() < 0.5 else small_position)(rules, rng)
         state = plant(rules, drawn, rng)
@@ -395,7 +396,7 @@ def planted(
 
 @pytest.mark.parametrize("name", KING_ONLY)
 def test_buried_cards_are_lost_for_the_plain_search_too(name: str) -> None:
-    """Shortcut 6: every position the solver calls lost at once because a card can never
+    """Stranded cards: every position the solver calls lost at once because a card can never
     be turned up is lost for the plain exhaustive search as well, and its near misses
     (a face-up card left under the buried one, which can carry it away) are searched."""
     rules = RULESETS[name]
@@ -409,7 +410,7 @@ def test_buried_cards_are_lost_for_the_plain_search_too(name: str) -> None:
             cut["searched"] += 1
         if cut["buried"] >= 25 and cut["searched"] >= 10:
             break
-    # Few near misses are searched: shortcut 6 decides most of them too (a card under the
+    # Few near misses are searched: stranded cards decide most of them too (a card under the
     # buried one can carry it away, but these small positions are mostly lost for it).
     assert cut["buried"] >= 25 and cut["searched"] >= 10, cut
 
@@ -461,7 +462,7 @@ def freeze(rules: Ruleset, state: State, rng: random.Random) -> State | None:
 
 
 def buried_alone(state: State) -> bool:
-    """Shortcut 6's simplest case: one card with every place it may go beneath it."""
+    """Stranded cards, the simplest case: one card with every place it may go beneath it."""
     rules = state.rules
     present = Counter(card for col in state.columns for card in col)
     present.update(state.reserve)
@@ -480,7 +481,7 @@ def buried_alone(state: State) -> bool:
 
 @pytest.mark.parametrize("name", KING_ONLY)
 def test_cards_frozen_by_each_other_are_lost_for_the_plain_search_too(name: str) -> None:
-    """Shortcut 6 beyond one card: two cards each holding the other's places face-down
+    """Stranded cards beyond one card: two cards each holding the other's places face-down
     beneath it never move. The plain exhaustive search agrees wherever the solver calls
     such a position lost at once, and on its near misses."""
     rules = RULESETS[name]
@@ -515,7 +516,7 @@ def test_probes_agree_with_plain_exhaustive_search(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
 def test_stranded_positions_are_lost_for_the_plain_search_too(name: str) -> None:
-    """Shortcut 6 on its own: no position it calls lost is won for the plain exhaustive
+    """Stranded cards on their own: no position it calls lost is won for the plain exhaustive
     search, over small positions of one or two suits, some with a card buried or two
     frozen (the shapes above), and the check decides most of the lost ones. In ``wasp``
     a few low cards and empty columns to put them in never strand one: there it is
@@ -545,7 +546,7 @@ def share(rules: Ruleset, state: State, rng: random.Random) -> State | None:
     """``state`` (two decks) with both copies of some card X, a copy of X+1 and one more
     card Y taken from wherever they are and put at the bottom of one column, from the
     bottom up X+1, Y, X, X, with the three lowest face-down: the top X must go onto the
-    other copy of X+1 and then the second X can never move (shortcut 7). Half the time Y
+    other copy of X+1 and then the second X can never move (two copies, one place). Half the time Y
     goes to the bottom of another column instead, and a third of the time one card fewer
     is face-down: the near misses. None when the draw has no such X."""
     columns = [list(col) for col in state.columns]
@@ -585,10 +586,10 @@ def share(rules: Ruleset, state: State, rng: random.Random) -> State | None:
 
 
 def test_two_copies_with_one_place_are_lost_for_the_plain_search_too() -> None:
-    """Shortcut 7 (two decks): every position the solver calls lost because both copies of
-    a card could only ever use one copy of their successor between them is lost for the
+    """Two copies, one place (two decks): every position the solver calls lost because both
+    copies of a card could only ever use one copy of their successor between them is lost for the
     plain exhaustive search too, and many such positions are decided by it alone (stranded
-    cards, shortcut 6, do not decide them); the near misses are searched to agree."""
+    cards do not decide them); the near misses are searched to agree."""
     rules = RULESETS["double"]
     rng = random.Random("one-place:double")
     cut: Counter[str] = Counter()

@@ -160,6 +160,7 @@ def test_standings_rank_wins_by_time_then_the_rest(alice, bob, django_user_model
         "elapsed_ms",
         "hints",
         "started_at",
+        "game",
     }
 
 

@@ -18,7 +18,7 @@ from games.dailies import preparer
 from games.dailies.models import DailyChallenge, Standing
 from games.engine import analysis
 from games.engine.solver import solve
-from games.errors import ChallengeInProgress, ChallengeNotReady, GameNotFinished
+from games.errors import AnalysisNotYet, ChallengeNotReady, GameNotFinished
 from games.reads import presenters, selectors
 from games.reads.visibility import Viewer
 from games.store.models import Event, Game, GameAnalysis
@@ -278,11 +278,13 @@ def test_analysis_only_of_a_finished_game_and_computed_once(alice) -> None:
     written = services.game_create(owner=alice, seed=0)
     viewer = Viewer.of(alice)
     with pytest.raises(GameNotFinished):
-        analyses.game_analysis(selectors.game_get(game_id=written.game_id, viewer=viewer))
+        analyses.game_analysis(
+            selectors.game_get(game_id=written.game_id, viewer=viewer), requester="test"
+        )
     play(written, alice, [{"type": "deal"}, {"type": "resign"}])  # the deal loses seed 0
     seen = selectors.game_get(game_id=written.game_id, viewer=viewer)
-    first = analyses.game_analysis(seen)
-    again = analyses.game_analysis(seen)
+    first = analyses.game_analysis(seen, requester="test")
+    again = analyses.game_analysis(seen, requester="test")
     assert GameAnalysis.objects.count() == 1 and again.computed_at == first.computed_at
     assert first.winnable is True and first.decided
     assert first.lost_at == 2 and first.last_winnable == 1
@@ -296,8 +298,12 @@ def test_analysis_of_a_won_game_and_of_a_game_resigned_while_winnable(alice) -> 
     resigned = services.game_create(owner=alice, seed=0)
     play(resigned, alice, [WIN["actions"][0], {"type": "resign"}])
     viewer = Viewer.of(alice)
-    of_won = analyses.game_analysis(selectors.game_get(game_id=won.game_id, viewer=viewer))
-    of_quit = analyses.game_analysis(selectors.game_get(game_id=resigned.game_id, viewer=viewer))
+    of_won = analyses.game_analysis(
+        selectors.game_get(game_id=won.game_id, viewer=viewer), requester="test"
+    )
+    of_quit = analyses.game_analysis(
+        selectors.game_get(game_id=resigned.game_id, viewer=viewer), requester="test"
+    )
     assert of_won.winnable and of_won.lost_at is None and of_won.line == []
     assert of_quit.winnable and of_quit.lost_at is None and of_quit.last_winnable == 3
     first = engine.action_from_command(WIN["actions"][0])
@@ -312,13 +318,14 @@ def test_no_analysis_of_a_daily_game_while_its_day_is_open(alice) -> None:
     with at(DAY):
         joined, _ = services.challenge_join(date=DAY, player=alice)
         play(joined, alice, [{"type": "resign"}])
-        with pytest.raises(ChallengeInProgress):
+        with pytest.raises(AnalysisNotYet):
             analyses.game_analysis(
-                selectors.game_get(game_id=joined.game_id, viewer=Viewer.of(alice))
+                selectors.game_get(game_id=joined.game_id, viewer=Viewer.of(alice)),
+                requester="test",
             )
     with at(DAY + dt.timedelta(days=1)):
         seen = selectors.game_get(game_id=joined.game_id, viewer=Viewer.of(None))
-        assert analyses.game_analysis(seen).winnable is True
+        assert analyses.game_analysis(seen, requester="test").winnable is True
 
 
 def test_analyse_follows_undo_back_to_a_winnable_position() -> None:

@@ -5,9 +5,10 @@ python).
 Running daphne in the same process as the settings keeps the embedded PostgreSQL (started
 when the settings load, stopped at exit) alive exactly as long as the server. daphne runs
 as ``scorpion_server.transport`` configures it: the body and message limits are the
-transport's. With ``JOBS_WORKER=local`` (the default) a job worker (``manage.py worker``,
-``games.jobs``) runs beside it as a child process on the same
-database, stopped with the server, so that one command runs everything a small site needs.
+transport's. With ``JOBS_WORKER=local`` (the default) two job workers (``manage.py worker``,
+``games.jobs``: the solver's queue, and the rest) run beside it as child processes on the
+same database, stopped with the server, so that one command runs everything a small site
+needs.
 """
 
 import contextlib
@@ -25,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from games.engine import solver
+from games.jobs import SOLVER_QUEUE
 from scorpion_server import transport
 from scorpion_server.env import url_of_database
 
@@ -71,22 +73,37 @@ class Command(BaseCommand):
 
 @contextlib.contextmanager
 def _local_worker() -> Iterator[None]:
-    """With ``JOBS_WORKER=local``, a job worker (``manage.py worker``) on this server's
-    database for as long as the server runs; it dies with this process even when this one
+    """With ``JOBS_WORKER=local``, two job workers (``manage.py worker``) on this server's
+    database for as long as the server runs: one for the solver's queue
+    (``SOLVER_WORKER_CONCURRENCY`` jobs at once, at ``SOLVER_WORKER_NICE``), one for every
+    other queue, so that a burst of solver work never delays the clock's, and the web
+    process keeps the CPU first. Both die with this process even when this one
     is killed."""
     if settings.JOBS_WORKER != "local":
         yield
         return
     env = {**os.environ, "DATABASE_URL": url_of_database(connection.settings_dict)}
-    manage = Path(settings.BASE_DIR) / "manage.py"
-    worker = subprocess.Popen([sys.executable, str(manage), "worker", "--die-with-parent"], env=env)
-    logger.info("job worker started (pid %d)", worker.pid)
+    manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "worker"]
+    queues = [
+        ["--exclude-queues", SOLVER_QUEUE],
+        [
+            *("--queues", SOLVER_QUEUE),
+            *("--concurrency", str(settings.SOLVER_WORKER_CONCURRENCY)),
+            *("--nice", str(settings.SOLVER_WORKER_NICE)),
+        ],
+    ]
+    workers = [
+        subprocess.Popen([*manage, *which, "--die-with-parent"], env=env) for which in queues
+    ]
+    logger.info("job workers started (pids %s)", ", ".join(str(w.pid) for w in workers))
     try:
         yield
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()

@@ -16,7 +16,7 @@ game is searched first (:class:`_Chain`). Their turns do not depend on the budge
 deal decided within a budget still gets the same answer under a larger one.
 
 Two cores run the search: the Python one (:mod:`.search`), the reference, and a native one
-(:mod:`.native`, in C), which searches exactly as it does, 25 to 65 times as fast, where
+(:mod:`.native`, in C), which searches exactly as it does, about 30 to 60 times as fast, where
 it is built. :data:`CORE` is the one that runs by default: ``native`` where it is built,
 else ``python``; the environment variable ``SOLVER_CORE`` (``native``, ``python`` or
 ``auto``) picks it for the process, and ``core=`` for one call.
@@ -160,7 +160,7 @@ def _probing(rules: Ruleset, state: State, budget: int, make: _MakeSearch) -> So
     In ``easy`` and ``double`` a depth-first search that took a wrong turn early spends any
     budget below it: on double seeds 0-9 one search of 500,000 nodes won 3 deals, with
     probes 9 were won within 50,000 nodes. Since the search checks every position it
-    visits for stranded cards (shortcut 6 of :mod:`.search`) it leaves most wrong turns at
+    visits for stranded cards (:mod:`.search`) it leaves most wrong turns at
     once, and wins 9 of those 10 deals alone within 140 nodes; the probes still win deals
     it does not (the tests keep three). A complete probe prunes only what the systematic
     search prunes, so its won line is a won line, and one that searches its whole tree

@@ -1,12 +1,13 @@
-"""Which cards of a position can ever leave their place: shortcuts 6 and 7 of
-:mod:`games.engine.solver.search`, which prove a position lost as it stands.
+"""Which cards of a position can ever leave their place: the stranded cards and the two
+copies with one place of :mod:`games.engine.solver.search`, which prove a position lost
+as it stands.
 
 A card *departs* when it moves itself (the lowest card of the pile it takes along); being
 carried by a card beneath it is not a departure, as it still sits on the same card. To win,
 every card that is not on its same-suit successor must depart at some time (the *needed*
 cards), and so must the card on each face-down card and every King above another card.
 
-Shortcut 6, **stranded cards**. What a card's first departure needs is all necessary: the
+**Stranded cards**. What a card's first departure needs is all necessary: the
 card on it gone, if it is face-down; for a card other than a King, a copy ``T`` of a card
 it may go onto whose own card on top has departed first (and, when ``T`` lies above it in
 its own column, some card between the two, or ``T`` would travel with it); a copy in the
@@ -21,7 +22,7 @@ The same argument holds up to any moment of a line: the cards that departed befo
 closure computed with ``v`` held in place (never departing) holds every card that can
 depart before ``v``; a card outside it departs, if ever, after ``v``.
 
-Shortcut 7, **two copies, one place** (two decks). Let ``a`` and ``b`` be the two copies of
+**Two copies, one place** (two decks). Let ``a`` and ``b`` be the two copies of
 a card other than a King, both in columns and both needed, and let ``T'``, one copy of
 their successor, be covered by a card ``c`` that departs only after both ``a`` and ``b``
 have (``c`` is outside the closure with ``a`` held and outside the one with ``b`` held, or
@@ -302,13 +303,13 @@ class Departures:
         return False
 
     def stranded(self, order: list[int]) -> bool:
-        """Whether a needed card is outside the closure ``order`` (shortcut 6)."""
+        """Whether a needed card is outside the closure ``order`` (stranded cards)."""
         needed = self.needed
         return any(needed[i] and order[i] == NEVER for i in range(self.total))
 
     def one_place(self, order: list[int]) -> bool:
-        """Whether two copies of a card can only ever use one place between them (shortcut
-        7), ``order`` being the whole closure (not stopped ``until_needed``)."""
+        """Whether two copies of a card can only ever use one place between them (two copies,
+        one place), ``order`` being the whole closure (not stopped ``until_needed``)."""
         needed = self.needed
         places = self.places
         covers = self.covers
@@ -358,7 +359,8 @@ def lost_as_it_stands(
     king_only: bool,
     two_copies: bool,
 ) -> bool:
-    """Whether shortcut 6 (or, with ``two_copies``, 7) proves the position lost."""
+    """Whether stranded cards (or, with ``two_copies``, two copies with one place) prove
+    the position lost."""
     departures = Departures(columns, set(free), targets, king_only)
     if not departures.missing:
         return False

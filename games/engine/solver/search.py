@@ -4,7 +4,8 @@ with a transposition table, on a compact copy of the rules.
 A position here is a tuple of columns, each a ``bytes``: the face-down count, then the
 cards bottom to top. Its moves and their effects follow games/engine/game.py exactly (the
 tests compare both on thousands of positions); only what cannot change the answer is
-left out. Every shortcut, and why it is sound:
+left out. Every sound reduction, and why it is sound (docs/solvability.md names them
+the same way):
 
 1. **Columns are interchangeable.** Nothing in the rules depends on a column's number
    except the deal, whose cards land on the ``reserve_to`` columns in order, and the order
@@ -76,9 +77,10 @@ left out. Every shortcut, and why it is sound:
 
    Moves can strand a card too (a card laid on the last free copy of what another needs,
    a run that leaves with a copy), so where a card has several places (``easy``,
-   ``double``) every position the search visits is checked for 6, and in ``double`` for
-   7, which costs about 0.1 ms a position (0.3 ms with 7) and pays many times over: on 154
-   ``double`` deals undecided at 100,000 nodes without 6, 129 are won within 100,000
+   ``double``) every position the search visits is checked for stranded cards, and in
+   ``double`` for two copies with one place, which costs about 0.1 ms a position (0.3 ms
+   with the second) and pays many times over: on 154 ``double`` deals undecided at
+   100,000 nodes without the stranded-card check, 129 are won within 100,000
    nodes with it, as probes no longer spend their nodes below lost positions. Elsewhere
    only the root and the positions right after the deal are checked (in one-place
    rulesets the deal strands a card far more often than a move does; the hints, which
@@ -221,18 +223,18 @@ class Search:
         self.other_columns = tuple(c for c in range(count) if c not in self.reserve_columns)
         self.has_cells = bool(rules.cells)
         # One deck and same-suit building: each card has one place to go, found through
-        # ``Child.where``. Shortcut 5 holds where, besides, only Kings go into empty columns.
+        # ``Child.where``. Safe joins hold where, besides, only Kings go into empty columns.
         self.one_target = rules.decks == 1 and rules.same_suit
         self.one_place = self.one_target and rules.king_only_on_empty
         self.two_decks = rules.decks == 2
         self.joins_safe = safe_joins and self.one_place
-        # Shortcut 6: at the root and after the deal, or where a card has several places,
+        # Stranded cards: at the root and after the deal, or where a card has several places,
         # at every position visited.
         self.strands_checked = safe_joins
         self.strands_everywhere = safe_joins and not self.one_target
         self.anchored_cache: dict[bytes, bool] = {}
         if rules.repeats_are_not_moves:
-            # Shortcut 4 above holds only for these rules.
+            # The repetition rule above holds only for these rules.
             assert rules.same_suit and rules.decks == 1 and rules.king_only_on_empty
         columns: Columns = tuple(
             bytes((down,)) + bytes(cards)
@@ -252,7 +254,7 @@ class Search:
     # --- the position's key ----------------------------------------------------------
 
     def key(self, columns: Columns, cells: Cells, dealt: bool) -> bytes:
-        """The transposition key: equal keys, equal futures (shortcut 1)."""
+        """The transposition key: equal keys, equal futures (interchangeable columns)."""
         if dealt or not self.reserve_to:
             key = b"\xff".join(sorted(columns))
         else:
@@ -296,7 +298,8 @@ class Search:
     # --- successors --------------------------------------------------------------------
 
     def moves(self, node: Child) -> tuple[list[Step], bool]:
-        """The moves worth searching (shortcuts 2 and 3), and whether any move counts."""
+        """The moves worth searching (one empty column for all; whole-column moves only where
+        they matter), and whether any move counts."""
         if self.one_target:
             return self.one_target_moves(node)
         columns, cells, dealt = node.columns, node.cells, node.dealt
@@ -481,7 +484,7 @@ class Search:
 
     def children(self, node: Child) -> list[Child]:
         """Every successor worth searching, most promising first; a safe join alone
-        (shortcut 5) when there is one, and no deal that strands a card (shortcut 6)."""
+        (safe joins) when there is one, and no deal that strands a card (stranded cards)."""
         columns = node.columns
         steps, progress = self.moves(node)
         if self.joins_safe and (node.dealt or not self.any_time):
@@ -650,7 +653,7 @@ class Search:
                 self.decided = won
                 return won
             if self.strands_everywhere and self.stranded(child.columns, self.free(child)):
-                continue  # lost (shortcut 6)
+                continue  # lost (stranded cards)
             stack.append((self.children(child), 0, len(path)))
         self.nodes = nodes
         lost: Decided = "lost", (), nodes
@@ -679,8 +682,8 @@ class Search:
         return free
 
     def stranded(self, columns: Columns, free: set[int]) -> bool:
-        """Whether shortcut 6, or where there are two decks shortcut 7, proves the position
-        lost as it stands (:mod:`.departures`)."""
+        """Whether stranded cards, or where there are two decks two copies with one place,
+        prove the position lost as it stands (:mod:`.departures`)."""
         return lost_as_it_stands(columns, free, self.targets, self.king_only, self.two_decks)
 
     def reachable(self) -> set[bytes]:

@@ -73,6 +73,8 @@ class Header:
             engine=engine.ENGINE_VERSION,
             contest=contest,
             round=round_,
+            rated="Rated" in tags,
+            difficulty=self.difficulty(),
         )
         self.game_id = self.matching("Game", None, uuid.UUID)
         self.result = self.choice("Result", {status: status for status in engine.STATUSES})
@@ -122,6 +124,19 @@ class Header:
         if seed is not None and engine.seeded_deal(self.rules, seed) != deal:
             self.fail("Seed", "bad_seed", f"seed {seed} deals other cards than the Deal tag")
         return seed, deal
+
+    def difficulty(self) -> float | None:
+        """A rated game's deal difficulty (the ``Rated`` tag), from 0 to 1."""
+        text = self.get("Rated")
+        if text is None:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:
+            self.fail("Rated", "bad_tag", "a difficulty from 0 to 1")
+        return value
 
     def contest(self) -> tuple[str | None, int | None]:
         if ("Contest" in self.tags) != ("Round" in self.tags):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from games import engine
@@ -20,7 +20,7 @@ from games.store.notation import syntax
 from games.store.notation.header import Header, Tags
 from games.store.notation.transcript import Entry, NotationError, Transcript
 
-_Moderation = type[events.ResultVoided | events.ResultRestored]
+_Moderation = Callable[[str], events.ResultVoided | events.ResultRestored]
 
 
 def read(lines: Iterable[str]) -> Iterator[Transcript]:

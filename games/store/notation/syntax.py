@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from games import engine
@@ -34,6 +35,7 @@ TAGS = (
     "Challenge",
     "Contest",
     "Round",
+    "Rated",
     "Player",
     "Created",
     "Finished",
@@ -56,9 +58,11 @@ PLAIN: dict[str, engine.Deal | engine.Undo | engine.Restart | engine.Resign] = {
 #: The word of each action that names no card.
 WORDS: dict[type[engine.Action], str] = {type(action): word for word, action in PLAIN.items()}
 #: The words of moderation events, which a reason (a string) follows.
-MODERATION: dict[str, type[events.ResultVoided | events.ResultRestored]] = {
+MODERATION: dict[str, Callable[[str], events.ResultVoided | events.ResultRestored]] = {
     "void": events.ResultVoided,
     "restore": events.ResultRestored,
+    # A restore while the game's player was banned (its deal's rating stays as it is).
+    "restore_banned": lambda reason: events.ResultRestored(reason, owner_banned=True),
 }
 #: The word between a moderation event's reason and its moderator.
 BY = "by"
@@ -81,7 +85,7 @@ def _move(prefix: str) -> str:
 #: One event's head: a move, a plain action, a moderation word or a hint, then its time.
 EVENT = re.compile(
     rf"""(?:{_move("")}
-        |(?P<word>deal|undo|restart|resign|void|restore)
+        |(?P<word>deal|undo|restart|resign|void|restore_banned|restore)
         |hint:(?P<chose>solver|heuristic|none)(?::(?:{_move("h")}|(?P<hdeal>deal)))?
         )(?P<time>[+-](?:0|[1-9][0-9]{{0,14}}))?""",
     re.VERBOSE,

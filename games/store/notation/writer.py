@@ -108,6 +108,8 @@ def _token(state: engine.State, fact: events.GameEvent, seq: int) -> tuple[str, 
         return syntax.WORDS[type(action)], _apply(state, action, seq)
     if isinstance(fact, events.ResultVoided | events.ResultRestored):
         word = "void" if isinstance(fact, events.ResultVoided) else "restore"
+        if isinstance(fact, events.ResultRestored) and fact.owner_banned:
+            word = "restore_banned"
         return f"{word} {syntax.quote(fact.reason)}", state
     if isinstance(fact, events.Hinted):
         return _hint(state, fact, seq), state
@@ -179,6 +181,8 @@ def _tags(
         tags.append(("Challenge", created.challenge))
     if created.contest is not None:
         tags += [("Contest", created.contest), ("Round", str(created.round))]
+    if created.rated:
+        tags.append(("Rated", repr(created.difficulty)))
     if transcript.player is not None:
         tags.append(("Player", transcript.player))
     if created_at is not None:

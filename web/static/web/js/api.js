@@ -2,6 +2,7 @@
 // (Authorization header only: never in a page URL), Accept-Language, and JSON; commands carry
 // expected_version and an Idempotency-Key that stays the same across retries.
 
+import { isEarly, takeEarly } from "./boot.js";
 import { getLang } from "./i18n.js";
 
 const BASE = "/api/v1";
@@ -67,6 +68,12 @@ export async function request(path, { method = "GET", body, headers = {}, signal
     if (error.name === "AbortError") throw error;
     throw new NetworkError(error.message);
   }
+  return read(response, current);
+}
+
+/** The answer `response`, sent with the session `current`: `{data, response}`, or an
+ *  ApiError thrown. */
+async function read(response, current) {
   if (response.status === 304) return { data: null, response }; // the caller's copy stands
   const text = await response.text();
   let data = null;
@@ -95,6 +102,7 @@ const prefetched = new Map();
  * data of the page it is opening, so the first board waits one round trip less).
  */
 export function prefetch(path) {
+  if (isEarly(path)) return; // boot.js asked already, as the page loaded
   const answer = request(path);
   answer.catch(() => {}); // whoever takes it handles a failure
   prefetched.set(path, { answer, at: performance.now() });
@@ -105,6 +113,16 @@ export function prefetch(path) {
 const PREFETCH_FRESH_MS = 3000;
 
 export async function get(path, options) {
+  const loading = !options && takeEarly(path);
+  if (loading) {
+    let response;
+    try {
+      response = await loading;
+    } catch (error) {
+      throw new NetworkError(error.message);
+    }
+    return (await read(response, session())).data;
+  }
   const early = !options && prefetched.get(path);
   if (early) prefetched.delete(path);
   if (early && performance.now() - early.at < PREFETCH_FRESH_MS) return (await early.answer).data;
@@ -138,9 +156,22 @@ export async function signIn(username, password) {
   return data;
 }
 
-/** Forget the token here (the API has no way to revoke it). */
-export function signOut() {
+/** Sign out: revoke the key on the server (a copy of it opens nothing any more), then
+ *  forget it here, whatever the server answered. */
+export async function signOut() {
+  if (session()) {
+    try {
+      await request("/auth/token", { method: "DELETE" });
+    } catch {
+      // Offline, or the key is gone already: it is forgotten here all the same.
+    }
+  }
   setSession(null, null);
+}
+
+/** A single-use ticket that authenticates one WebSocket for a few seconds. */
+export async function wsTicket() {
+  return (await post("/auth/ws-ticket")).ticket;
 }
 
 // --- commands ----------------------------------------------------------------------------
@@ -215,6 +246,8 @@ export const arena = (id) => get(`/arenas/${encodeURIComponent(id)}`);
 export const arenaStandings = (id) => get(`/arenas/${encodeURIComponent(id)}/standings`);
 export const arenaGames = (id) => get(`/arenas/${encodeURIComponent(id)}/games`);
 export const boards = () => get("/leaderboards");
+export const ratings = (name) => get(`/players/${encodeURIComponent(name)}/ratings`);
+export const ratingHistory = (name, rules) => get(`/players/${encodeURIComponent(name)}/ratings/${encodeURIComponent(rules)}?limit=200`);
 
 /** A page of a leaderboard: `query` holds period, at, limit (and cursor from `next`). */
 export function leaderboard(scope, metric, query = {}) {

@@ -85,6 +85,11 @@ export function modal({ title, body = [], buttons = [], className = "" }) {
         ),
       ),
     );
+    // A button in the body with data-close answers as the action buttons do.
+    dialog.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-close]");
+      if (button) close(button.dataset.close);
+    });
     dialog.addEventListener("cancel", (event) => {
       event.preventDefault();
       close(null);

@@ -15,7 +15,19 @@ export function header(game, rules, extra = []) {
       h("span", { text: rulesTitle(rules) }),
       h("span", { class: "muted by" }, " · ", h("a", { href: `/players/${encodeURIComponent(game.owner)}`, class: "owner", text: game.owner })),
     ),
-    h("div", { class: "head-tags" }, game.challenge ? h("span", { class: "tag", text: t("lobby.daily_tag", { date: game.challenge }) }) : null, extra),
+    h("div", { class: "head-tags" },
+      game.challenge ? h("span", { class: "tag", text: t("lobby.daily_tag", { date: game.challenge }) }) : null,
+      // A certified deal's difficulty names no card: shown from the first move on.
+      game.certified
+        ? h("span", {
+            class: `tag difficulty difficulty-${game.certified.label}`,
+            id: "certified",
+            title: t("difficulty.title", { difficulty: num(game.certified.difficulty, { maximumFractionDigits: 2 }) }),
+            text: t("difficulty.tag", { label: t(`difficulty.${game.certified.label}`) }),
+          })
+        : null,
+      game.rated ? h("span", { class: "tag tag-rated", id: "rated-tag", text: t("rating.rated_tag") }) : null,
+      extra),
   );
 }
 

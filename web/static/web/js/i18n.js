@@ -2,6 +2,7 @@
 // is built in; the others load on demand (js/lang/<code>.js). The same language goes to the
 // API as Accept-Language, so the server's messages (a refused move's reason) match the page.
 
+import { pickLang } from "./boot.js";
 import EN from "./lang/en.js";
 
 export const LANGS = [
@@ -11,26 +12,23 @@ export const LANGS = [
   ["pt", "Português"],
 ];
 const KEY = "scorpion.lang";
+// Literal paths, so that collectstatic rewrites them to the files' hashed names.
+const LOADERS = {
+  it: () => import("./lang/it.js"),
+  es: () => import("./lang/es.js"),
+  pt: () => import("./lang/pt.js"),
+};
 const loaded = { en: EN };
 const listeners = new Set();
 let current = pickLang();
 
-function pickLang() {
-  const saved = localStorage.getItem(KEY);
-  if (saved && LANGS.some(([code]) => code === saved)) return saved;
-  for (const wanted of navigator.languages || [navigator.language || "en"]) {
-    const base = wanted.toLowerCase().split("-")[0];
-    if (LANGS.some(([code]) => code === base)) return base;
-  }
-  return "en";
-}
 
 export function getLang() {
   return current;
 }
 
 export async function loadLang(code) {
-  if (!loaded[code]) loaded[code] = (await import(`./lang/${code}.js`)).default;
+  if (!loaded[code]) loaded[code] = (await LOADERS[code]()).default;
 }
 
 /** Switch the language, remember it, and re-render (listeners). */
@@ -59,26 +57,37 @@ export function t(key, params = {}) {
  * filled in as a number of that language and `params` as in t().
  */
 export function plural(key, n, params = {}) {
-  const form = new Intl.PluralRules(current).select(n);
+  const form = formatter(Intl.PluralRules).select(n);
   const strings = loaded[current] || EN;
   const chosen = `${key}.${form}` in strings ? `${key}.${form}` : `${key}.other`;
   return t(chosen, { n: num(n), ...params });
 }
 
+const formatters = new Map();
+
+/** An Intl formatter of `kind` for the page's language and `options`, made once: making
+ *  one costs tens of microseconds, and a live frame formats several numbers. */
+function formatter(kind, options) {
+  const key = `${kind.name}|${current}|${options ? JSON.stringify(options) : ""}`;
+  let made = formatters.get(key);
+  if (!made) formatters.set(key, (made = new kind(current, options)));
+  return made;
+}
+
 /** A number in the page's language. */
 export function num(value, options) {
-  return new Intl.NumberFormat(current, options).format(value);
+  return formatter(Intl.NumberFormat, options).format(value);
 }
 
 /** A date and time in the page's language. */
 export function when(iso, options = { dateStyle: "medium", timeStyle: "short" }) {
-  return new Intl.DateTimeFormat(current, options).format(new Date(iso));
+  return formatter(Intl.DateTimeFormat, options).format(new Date(iso));
 }
 
 /** "3 minutes ago", in the page's language. */
 export function ago(iso) {
   const seconds = Math.round((new Date(iso) - Date.now()) / 1000);
-  const format = new Intl.RelativeTimeFormat(current, { numeric: "auto" });
+  const format = formatter(Intl.RelativeTimeFormat, { numeric: "auto" });
   const abs = Math.abs(seconds);
   if (abs < 60) return format.format(seconds, "second");
   if (abs < 3600) return format.format(Math.round(seconds / 60), "minute");

@@ -33,15 +33,30 @@ class Resumable {
     addEventListener("offline", this.sleep);
   }
 
-  /** The URL to connect to now (subclasses add their cursor). */
+  /** The URL to connect to now, or a promise of it (subclasses add their cursor). */
   url() {
     throw new Error("abstract");
   }
 
-  open() {
+  async open() {
     if (this.closed) return;
     this.onStatus("connecting");
-    const socket = new WebSocket(this.url());
+    const opening = (this.opening = {});
+    let url;
+    try {
+      url = await this.url();
+    } catch {
+      url = null; // no ticket (offline, or signed out meanwhile): try again later
+    }
+    // Closed, dropped or reopened while the ticket was on its way: this attempt is void.
+    if (this.closed || opening !== this.opening || this.socket) return;
+    if (url === null) {
+      this.onStatus("reconnecting");
+      this.later(() => this.open(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+      return;
+    }
+    const socket = new WebSocket(url);
     this.socket = socket;
     socket.onopen = () => {
       this.backoff = 500;
@@ -155,25 +170,26 @@ class Resumable {
 /**
  * Watch a game: `onGame(game, event|null, arrived)` for the snapshot and each new event, in
  * seq order, each exactly once; `onWatchers(count)`, if given, whenever the number of
- * viewers changes. `token` is sent only for a private game of the viewer's own
- * (the API's one way to authenticate a WebSocket without a session cookie).
+ * viewers changes. `ticket`, given only for a private game of the viewer's own, resolves
+ * to a fresh single-use ticket for each connection (the API's way to authenticate a
+ * WebSocket without a session cookie: a key never goes in a URL).
  */
 export class GameFeed extends Resumable {
-  constructor(gameId, { onGame, onWatchers, onStatus, onFatal, token = null }) {
+  constructor(gameId, { onGame, onWatchers, onStatus, onFatal, ticket = null }) {
     super({ onFrame: (frame, arrived) => this.frame(frame, arrived), onStatus, onFatal });
     this.gameId = gameId;
     this.onGame = onGame;
     this.onWatchers = onWatchers;
-    this.token = token;
+    this.ticket = ticket;
     this.version = null;
     this.open();
   }
 
-  url() {
+  async url() {
     const params = {};
     if (this.version !== null) params.after = String(this.version);
     if (this.onWatchers) params.watchers = "1";
-    if (this.token) params.token = this.token;
+    if (this.ticket) params.ticket = await this.ticket();
     return socketUrl(`/ws/games/${encodeURIComponent(this.gameId)}/`, params);
   }
 

@@ -94,7 +94,7 @@ function renderHeader() {
         language,
         h("button", { type: "button", class: "btn btn-ghost btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: () => showHelp() }),
         me
-          ? h("button", { type: "button", class: "btn btn-ghost", id: "signout", text: t("nav.signout"), onclick: () => { api.signOut(); navigate("/"); } })
+          ? h("button", { type: "button", class: "btn btn-ghost", id: "signout", text: t("nav.signout"), onclick: async () => { await api.signOut(); navigate("/"); } })
           : here === "/signin"
             ? null
             : h("a", { href: `/signin?next=${encodeURIComponent(here)}`, class: "btn btn-primary", id: "signin-link", text: t("nav.signin") }),
@@ -107,7 +107,6 @@ onNavigate(route);
 api.onSessionChange(() => renderHeader());
 onLangChange(() => route());
 
-if (!location.pathname.startsWith("/signin")) api.prefetch("/rules"); // nearly every page draws rulesets
 await loadLang(getLang());
 document.documentElement.lang = getLang();
 route();

@@ -10,6 +10,7 @@ import { header, describe, scorebar } from "./gamebits.js";
 import { num, plural, t } from "./i18n.js";
 import { moving } from "./motion.js";
 import { navigate } from "./router.js";
+import { ratingText } from "./widgets.js";
 
 const HINTED = "scorpion.hinted";
 const CELEBRATION_PAUSE_MS = 1200;
@@ -186,6 +187,17 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     if (stopped) return;
     if (onFinished) return onFinished(game);
     const won = game.status === "won";
+    // What the solver says of the deal: could it be won, and where was the win lost. Its
+    // module loads only now, so that a game's first view does not wait for it.
+    const { analysisPanel, hasLine } = await import("./analysis.js");
+    const solver = analysisPanel(game, { id: "end-analysis" });
+    const rating = game.rated ? h("dd", { id: "end-rating", text: "…" }) : null;
+    if (rating) showRatingChange(rating, game);
+    solver.ready.then((analysis) => {
+      if (analysis && hasLine(analysis)) {
+        solver.el.append(" ", h("button", { type: "button", class: "btn btn-small", id: "end-line", "data-close": "line", text: t("analysis.show_line") }));
+      }
+    });
     const answer = await modal({
       title: won ? t("end.won_title") : t("end.over_title"),
       className: won ? "end won" : "end lost",
@@ -196,7 +208,9 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
           h("dt", { text: t("stats.moves") }), h("dd", { text: num(game.moves) }),
           h("dt", { text: t("stats.sequences") }), h("dd", { text: `${game.removed.length}/${rules.sequences_to_win}` }),
           h("dt", { text: t("stats.time") }), h("dd", { text: clock(new Date(game.finished_at || Date.now()) - new Date(game.created_at)) }),
+          rating ? [h("dt", { text: t("rating.label") }), rating] : null,
         ),
+        solver.el,
       ],
       buttons: [
         ...(game.challenge ? [] : [{ label: t("end.again"), value: "again", primary: true }]),
@@ -204,10 +218,14 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
         { label: t("end.lobby"), value: "lobby" },
       ],
     });
+    solver.stop();
     if (stopped) return;
-    if (answer === "again") {
+    if (answer === "line") navigate(`/games/${game.id}?line`, { replace: true });
+    else if (answer === "again") {
       try {
-        const next = await api.post("/games", { rules: game.rules, public: game.public });
+        // The same kind of game again: rated, or a certified deal, if this one was.
+        const kind = game.rated ? { rated: true } : game.certified ? { winnable: true } : {};
+        const next = await api.post("/games", { rules: game.rules, public: game.public, ...kind });
         navigate(`/games/${next.id}`);
       } catch (error) {
         toast(error.detail || t("error.network"), "error");
@@ -242,4 +260,24 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     board.destroy();
     wrap.remove();
   };
+}
+
+/** A rated game's rating change in `cell` ("1689 +189"): from the game's `rating` (the last
+ *  command's answer carries it), else read once more, as the score may come just after. */
+async function showRatingChange(cell, game) {
+  let rating = game.rating;
+  for (let tries = 0; !rating && tries < 3; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, tries ? 700 : 0));
+    rating = (await api.game(game.id).catch(() => null))?.rating;
+  }
+  if (!rating) {
+    cell.textContent = "—";
+    return;
+  }
+  const change = Math.round(rating.change);
+  cell.replaceChildren(
+    ratingText(rating.after, rating.provisional),
+    " ",
+    h("span", { class: `rating-change ${change > 0 ? "up" : change < 0 ? "down" : ""}`, id: "rating-change", text: change > 0 ? `+${num(change)}` : change < 0 ? `−${num(-change)}` : "±0" }),
+  );
 }

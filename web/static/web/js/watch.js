@@ -39,7 +39,7 @@ export function mountWatch(container, initial, rules, { onEnd, tags = [] } = {})
   }).catch(() => {});
   const me = api.session();
   const feed = new GameFeed(game.id, {
-    token: !game.public && me && me.username === game.owner ? me.token : null,
+    ticket: !game.public && me && me.username === game.owner ? api.wsTicket : null,
     onStatus: setStatus,
     onWatchers: (count) => {
       watching.hidden = false;

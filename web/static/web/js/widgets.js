@@ -176,7 +176,14 @@ export function tabs(label, items, selected, onSelect, { id } = {}) {
 export function metricValue(metric, value) {
   if (value == null) return "—";
   if (metric === "best_time") return `${clock(value)}.${Math.floor((value % 1000) / 100)}`;
+  if (metric === "rating") return num(Math.round(value), { useGrouping: false }); // "1706", as chess writes it
   return num(value);
+}
+
+/** A rating as shown: rounded, ungrouped, with "?" while it is provisional (as lichess
+ *  writes it). */
+export function ratingText(value, provisional) {
+  return `${num(Math.round(value), { useGrouping: false })}${provisional ? "?" : ""}`;
 }
 
 /** An arena's points table (docs/api.md#arena-points), from its `points`. */

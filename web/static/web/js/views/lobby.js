@@ -3,7 +3,7 @@
 // conditional GET: nothing comes back until the list changes).
 
 import * as api from "../api.js";
-import { h, replace, toast } from "../dom.js";
+import { h, modal, replace, toast } from "../dom.js";
 import { plural, t } from "../i18n.js";
 import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
@@ -52,13 +52,24 @@ export function mount(root) {
   return () => stops.forEach((stop) => stop());
 }
 
+/** The rulesets where fewer than 90% of deals can be won (docs/solvability.md): a new game
+ *  of these is dealt from the winnable pool unless the player unticks it. */
+const MOSTLY_LOST = new Set(["classic", "traditional", "open", "wasp", "cards4", "scorpion2", "three_blind_mice"]);
+
 function renderNewGame(panel, rules, me) {
   let chosen = rules.default;
+  const winnable = h("input", { id: "winnable", type: "checkbox", checked: MOSTLY_LOST.has(chosen) || undefined });
+  let winnableTouched = false;
+  winnable.addEventListener("change", () => (winnableTouched = true));
+  const choose = (name) => {
+    chosen = name;
+    if (!winnableTouched) winnable.checked = MOSTLY_LOST.has(name);
+  };
   const options = rules.list.map((r) =>
     h(
       "label",
       { class: "rule-option" },
-      h("input", { type: "radio", name: "rules", value: r.name, checked: r.name === chosen || undefined, onchange: () => (chosen = r.name) }),
+      h("input", { type: "radio", name: "rules", value: r.name, checked: r.name === chosen || undefined, onchange: () => choose(r.name) }),
       h("span", { class: "rule-text" },
         h("span", { class: "rule-title", text: rulesTitle(r) }),
         h("span", { class: "rule-about", text: rulesDescription(r) }),
@@ -68,10 +79,15 @@ function renderNewGame(panel, rules, me) {
   const seed = h("input", { id: "seed", name: "seed", inputmode: "numeric", pattern: "[0-9]*", placeholder: t("lobby.seed_placeholder"), autocomplete: "off" });
   const visible = h("input", { id: "public", type: "checkbox", checked: true });
   const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.signin_to_play") });
+  // A rated game: the player against a certified deal rated near them (docs/ratings.md).
+  const rated = me ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
   const form = h(
     "form",
     { class: "new-game-form" },
     h("fieldset", { class: "rule-list" }, h("legend", { text: t("lobby.ruleset") }), options),
+    h("div", { class: "option-row check winnable-row" }, winnable,
+      h("label", { for: "winnable" }, t("lobby.winnable"), h("span", { class: "muted small block", text: t("lobby.winnable_help") })),
+    ),
     h("details", { class: "advanced" },
       h("summary", { text: t("lobby.options") }),
       h("div", { class: "option-row" },
@@ -80,15 +96,21 @@ function renderNewGame(panel, rules, me) {
       h("div", { class: "option-row check" }, visible, h("label", { for: "public", text: t("lobby.public") })),
       h("p", { class: "muted small", text: t("lobby.public_help") }),
     ),
-    start,
+    h("div", { class: "start-row" }, start, rated),
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!me) return navigate("/signin?next=/");
     const body = { rules: chosen, public: visible.checked };
-    if (seed.value.trim()) body.seed = Number(seed.value.trim());
+    if (event.submitter === rated) body.rated = true; // always a certified deal of the server's choice
+    // A chosen seed is that deal; otherwise a certified one when asked for.
+    else if (seed.value.trim()) body.seed = Number(seed.value.trim());
+    else if (winnable.checked) body.winnable = true;
     start.disabled = true;
+    if (rated) rated.disabled = true;
     try {
+      // A new rated game resigns an unfinished one of the ruleset (a loss): ask first.
+      if (body.rated && !(await mayAbandonRated(me, chosen))) return;
       const game = await api.post("/games", body);
       navigate(`/games/${game.id}`);
     } catch (error) {
@@ -96,9 +118,26 @@ function renderNewGame(panel, rules, me) {
       toast(fields || error.detail || t("error.network"), "error");
     } finally {
       start.disabled = false;
+      if (rated) rated.disabled = false;
     }
   });
   replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
+}
+
+/** Whether the player has no rated game of `rules` in play, or agrees to resign it. */
+async function mayAbandonRated(me, rules) {
+  const page = await api.gamesPage({ owner: me.username, status: "playing", rules, limit: 50 });
+  const open = page.results.find((g) => g.rated && g.owner === me.username);
+  if (!open) return true;
+  const answer = await modal({
+    title: t("rated.abandon_title"),
+    body: [h("p", { text: t("rated.abandon_text") }), h("p", {}, h("a", { href: `/games/${open.id}`, id: "rated-open", text: t("rated.abandon_open") }))],
+    buttons: [
+      { label: t("dialog.cancel"), value: "cancel", primary: true },
+      { label: t("rated.abandon_yes"), value: "yes", danger: true },
+    ],
+  });
+  return answer === "yes";
 }
 
 async function loadDaily(panel, stops) {
@@ -116,8 +155,10 @@ async function loadDaily(panel, stops) {
       h("a", { href: "/daily", class: "btn btn-gold btn-wide", id: "daily-link", text: t("daily.race") }),
       h("a", { href: "/archive", class: "small archive-link", text: t("archive.link") }),
     );
-  } catch {
-    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: "form-error", text: t("error.network") }));
+  } catch (error) {
+    // The server's own reason when it answered (a day still being prepared), else the network.
+    const reason = error instanceof api.ApiError ? error.detail : t("error.network");
+    replace(panel, h("h2", { id: "daily-title", text: t("daily.title") }), h("p", { class: error instanceof api.ApiError ? "muted" : "form-error", id: "daily-problem", text: reason }));
   }
 }
 

@@ -1,10 +1,12 @@
 // A player's record (GET /players/{username}): totals, the dailies, each ruleset's record
-// (played, won, win rate, best time, streaks), and their games.
+// (played, won, win rate, best time, streaks), the rating in each ruleset with its history
+// drawn as a chart, and their games.
 
 import * as api from "../api.js";
 import { h, replace } from "../dom.js";
-import { num, t } from "../i18n.js";
-import { gameRow, metricValue, problem, rulesets, rulesTitle } from "../widgets.js";
+import { num, plural, t } from "../i18n.js";
+import { ratingChart } from "../chart.js";
+import { gameRow, metricValue, problem, ratingText, rulesets, rulesTitle } from "../widgets.js";
 
 export const name = "profile";
 
@@ -66,6 +68,7 @@ export function mount(root, { name: username }) {
               ))
             : h("p", { class: "muted", text: t("lobby.no_games") }),
         ),
+        ratingsPanel(username, rules),
         h("section", { class: "panel" },
           h("h2", { text: t("profile.games") }),
           games.results.length
@@ -77,3 +80,31 @@ export function mount(root, { name: username }) {
     .catch((error) => alive && replace(page, problem(error, { notFound: t("profile.not_found", { name: username }), title: t("profile.unknown_title") })));
   return () => (alive = false);
 }
+
+/** The player's rating in each ruleset they played rated games of, each with its history
+ *  (GET /players/{name}/ratings and …/ratings/{rules}); filled in as the answers come. */
+function ratingsPanel(username, rules) {
+  const body = h("div", { class: "ratings" }, h("p", { class: "muted", text: t("loading") }));
+  const panel = h("section", { class: "panel", "aria-labelledby": "ratings-title" }, h("h2", { id: "ratings-title", text: t("rating.title") }), body);
+  api.ratings(username)
+    .then(async ({ ratings }) => {
+      if (!ratings.length) return replace(body, h("p", { class: "muted", text: t("rating.none") }));
+      const histories = await Promise.all(ratings.map((r) => api.ratingHistory(username, r.rules).catch(() => null)));
+      replace(body, ratings.map((r, i) => {
+        const title = rulesTitle(rules.byName[r.rules] || { name: r.rules, title: r.rules });
+        const points = (histories[i]?.history || []).map((p) => p.rating).reverse();
+        return h("div", { class: "rating-card", "data-rules": r.rules },
+          h("h3", { text: title }),
+          h("p", { class: "rating-now" },
+            h("span", { class: "rating-value", id: `rating-${r.rules}`, text: ratingText(r.rating, r.provisional) }),
+            h("span", { class: "muted small", text: ` ${t("rating.rd", { rd: num(Math.round(r.rd)) })} · ${plural("rating.games", r.games)}` }),
+          ),
+          r.provisional ? h("p", { class: "muted small", text: t("rating.provisional") }) : null,
+          points.length ? ratingChart(points, { label: title, id: `chart-${r.rules}` }) : null,
+        );
+      }));
+    })
+    .catch(() => replace(body, h("p", { class: "muted", text: t("rating.unavailable") })));
+  return panel;
+}
+

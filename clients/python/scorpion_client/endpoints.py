@@ -1,0 +1,140 @@
+"""Every operation of the REST API (docs/api.md), written once for both clients.
+
+:class:`Endpoints` builds each request as a :class:`Call` and hands it to ``_send``: the
+synchronous client answers with the value, the asynchronous one with an awaitable of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from scorpion_client._shared import JSON, Call, segment
+
+R = TypeVar("R")
+
+
+class Endpoints(Generic[R]):
+    """The REST operations; ``R`` is what ``_send`` returns (a value, or an awaitable)."""
+
+    def _send(self, call: Call) -> R:
+        raise NotImplementedError
+
+    # --- accounts ------------------------------------------------------------------------
+
+    def me(self) -> R:
+        """The signed-in account (``GET /auth/me``)."""
+        return self._send(Call.get("/auth/me"))
+
+    def player(self, username: str) -> R:
+        """A player's public record."""
+        return self._send(Call.get(f"/players/{segment(username)}"))
+
+    # --- rules and games -----------------------------------------------------------------
+
+    def rules(self) -> R:
+        """Every ruleset with its parameters and descriptions, and the default."""
+        return self._send(Call.get("/rules"))
+
+    def create_game(self, rules: str | None = None, seed: int | None = None, **extra: Any) -> R:
+        """A new game of yours (``POST /games``): ``rules``, ``seed`` and any other field
+        of docs/api.md#create-a-game (``public``, ``deal``, ``winnable`` …)."""
+        body: JSON = {
+            **({"rules": rules} if rules is not None else {}),
+            **({"seed": seed} if seed is not None else {}),
+            **extra,
+        }
+        return self._send(Call.post("/games", body))
+
+    def games(self, **query: Any) -> R:
+        """A page of games (``owner``, ``status``, ``rules``, ``limit``, ``cursor``)."""
+        return self._send(Call.get("/games", **query))
+
+    def game(self, game_id: str) -> R:
+        """A game as you may see it."""
+        return self._send(Call.get(f"/games/{segment(game_id)}"))
+
+    def command(
+        self,
+        game_id: str,
+        command: JSON,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> R:
+        """Play one command (``{"type": "move", "from": 1, "index": 6, "to": 4}``,
+        ``{"type": "deal"}`` …): ``{"event", "game"}``. It carries an Idempotency-Key (a
+        fresh one unless given), so the client's retries are applied at most once."""
+        call = Call.command(
+            game_id, command, expected_version=expected_version, idempotency_key=idempotency_key
+        )
+        return self._send(call)
+
+    def events(self, game_id: str, after: int = 0) -> R:
+        """A page of a game's events after ``after``: ``{"results", "next"}``."""
+        return self._send(Call.get(f"/games/{segment(game_id)}/events", after=after))
+
+    def moves(self, game_id: str) -> R:
+        """The legal actions of a game now."""
+        return self._send(Call.get(f"/games/{segment(game_id)}/moves"))
+
+    def hint(self, game_id: str) -> R:
+        """A hint that records nothing (``GET /games/{id}/hint``)."""
+        return self._send(Call.get(f"/games/{segment(game_id)}/hint"))
+
+    def take_hint(self, game_id: str) -> R:
+        """A hint recorded in the game (``POST /games/{id}/hints``): in a race it counts."""
+        return self._send(Call.post(f"/games/{segment(game_id)}/hints"))
+
+    def analysis(self, game_id: str) -> R:
+        """A finished game's analysis."""
+        return self._send(Call.get(f"/games/{segment(game_id)}/analysis"))
+
+    # --- daily challenges ----------------------------------------------------------------
+
+    def challenge(self, date: str = "today") -> R:
+        return self._send(Call.get(f"/challenges/{segment(date)}"))
+
+    def join_challenge(self, date: str = "today") -> R:
+        """Your game of the day (made on the first join)."""
+        return self._send(Call.post(f"/challenges/{segment(date)}/join"))
+
+    def challenge_standings(self, date: str = "today") -> R:
+        return self._send(Call.get(f"/challenges/{segment(date)}/standings"))
+
+    # --- races and arenas ----------------------------------------------------------------
+
+    def create_race(self, **body: Any) -> R:
+        """A new race (``rules``, ``deals``, ``countdown`` or ``starts_at``, ``time_limit``)."""
+        return self._send(Call.post("/races", body))
+
+    def race(self, race: str) -> R:
+        return self._send(Call.get(f"/races/{segment(race)}"))
+
+    def join_race(self, race: str) -> R:
+        return self._send(Call.post(f"/races/{segment(race)}/join"))
+
+    def race_deals(self, race: str) -> R:
+        """Your games of a running race (dealt on the first ask)."""
+        return self._send(Call.post(f"/races/{segment(race)}/games"))
+
+    def race_standings(self, race: str) -> R:
+        return self._send(Call.get(f"/races/{segment(race)}/standings"))
+
+    def arenas(self, **query: Any) -> R:
+        return self._send(Call.get("/arenas", **query))
+
+    def arena(self, arena: str) -> R:
+        return self._send(Call.get(f"/arenas/{segment(arena)}"))
+
+    def play_arena(self, arena: str) -> R:
+        """Your next deal of a running arena."""
+        return self._send(Call.post(f"/arenas/{segment(arena)}/play"))
+
+    def arena_standings(self, arena: str) -> R:
+        return self._send(Call.get(f"/arenas/{segment(arena)}/standings"))
+
+    # --- leaderboards --------------------------------------------------------------------
+
+    def leaderboard(self, scope: str, metric: str, **query: Any) -> R:
+        """A leaderboard page (``period``, ``at``, ``limit``, ``cursor``)."""
+        return self._send(Call.get(f"/leaderboards/{segment(scope)}/{segment(metric)}", **query))

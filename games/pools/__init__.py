@@ -1,0 +1,193 @@
+"""Winnable pools: for each ruleset, deals the solver proved winnable, ahead of demand.
+
+:func:`fill` certifies the next candidates of a ruleset's secret sequence
+(``games.pools.certify``) until the pool holds ``target`` fresh deals (dealt to nobody
+yet); a periodic job runs it for every ruleset of ``POOL_RULES`` (``games.jobs``), and
+``manage.py fill_pools`` by hand. :func:`draw` deals one of them to a player, never the
+same one twice: fresh deals first, then deals others were dealt. Concurrent draws never
+wait on one another: each locks the deal it takes and skips those others hold, and the
+unique ``(player, deal)`` constraint is the last guard. A request never searches: an empty
+pool is :class:`PoolEmpty` (503, ``Retry-After``) while the job fills it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+
+from games import clock, engine
+from games.errors import PoolEmpty
+from games.pools import certify
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+
+__all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "PoolEmpty"]
+
+logger = logging.getLogger(__name__)
+
+#: A draw that lost a race to the same player's other draw tries again, this many times in all.
+_DRAW_ATTEMPTS = 5
+
+
+def draw(
+    rules: str,
+    player: Any,
+    *,
+    order_by: Sequence[Any] | None = None,
+    game_id: uuid.UUID | None = None,
+) -> CertifiedDeal:
+    """Deal ``player`` a certified deal of ``rules`` they were never dealt, and record it
+    (with ``game_id``, the game it is dealt in, when the caller knows it already).
+
+    ``order_by`` (Django ordering expressions on ``CertifiedDeal``) chooses among the deals
+    they may have; by default the fresh ones first (``draws``), then the oldest. One
+    statement picks the deal (``FOR UPDATE SKIP LOCKED``: a deal another draw holds is
+    skipped, never waited for), records the draw and counts it; in the caller's transaction
+    if there is one (so a game that fails to start gives the deal back). Two draws of one
+    player that picked the same deal: the second's record conflicts, writes nothing, and it
+    draws again. :class:`PoolEmpty` when no deal is left for them."""
+    ordering = list(order_by) if order_by is not None else ["draws", "id"]
+    for _ in range(_DRAW_ATTEMPTS):
+        picked, deal = _draw_once(rules, player.pk, ordering, game_id)
+        if deal is not None:
+            return deal
+        if not picked:
+            break
+    raise PoolEmpty()
+
+
+_COLUMNS = [field.column for field in CertifiedDeal._meta.concrete_fields]
+_ATTNAMES = [field.attname for field in CertifiedDeal._meta.concrete_fields]
+
+
+def _draw_once(
+    rules: str, player_id: int, ordering: list[Any], game_id: uuid.UUID | None
+) -> tuple[bool, CertifiedDeal | None]:
+    """Whether a deal was picked, and the deal drawn (``None`` if the record conflicted)."""
+    taken = PoolDraw.objects.filter(deal_id=OuterRef("pk"), player_id=player_id)
+    candidates = (
+        CertifiedDeal.objects.filter(rules=rules)
+        .exclude(Exists(taken))
+        .order_by(*ordering)
+        .values("id")[:1]
+    )
+    pick, pick_params = candidates.query.sql_with_params()
+    returned = ", ".join(f"bumped.{column}" for column in _COLUMNS)
+    statement = f"""
+        WITH picked AS ({pick} FOR UPDATE SKIP LOCKED),
+        drawn AS (
+            INSERT INTO games_pool_draw (player_id, deal_id, game_id, drawn_at)
+            SELECT %s, id, %s, %s FROM picked
+            ON CONFLICT ON CONSTRAINT pool_draw_once_per_player DO NOTHING
+            RETURNING deal_id
+        ),
+        bumped AS (
+            UPDATE games_certified_deal AS d SET draws = d.draws + 1
+            FROM drawn WHERE d.id = drawn.deal_id
+            RETURNING d.*
+        )
+        SELECT EXISTS (SELECT 1 FROM picked), {returned}
+        FROM (VALUES (1)) AS one (x) LEFT JOIN bumped ON true
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*pick_params, player_id, game_id, clock.now()])
+        picked, *values = cursor.fetchone()
+    if values[0] is None:
+        return bool(picked), None
+    return True, CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
+
+
+def fresh_count(rules: str) -> int:
+    """How many deals of the pool of ``rules`` nobody was dealt yet."""
+    return CertifiedDeal.objects.filter(rules=rules, draws=0).count()
+
+
+def fill(
+    rules: str,
+    target: int,
+    *,
+    max_candidates: int | None = None,
+    seconds: float | None = None,
+) -> list[CertifiedDeal]:
+    """Certify candidates of the pool of ``rules`` until it holds ``target`` fresh deals,
+    ``max_candidates`` (``POOL_FILL_CANDIDATES`` if ``None``) were tried, or ``seconds``
+    have passed (at least one candidate is tried); the deals made.
+
+    The search runs outside any transaction. A process filling the same pool already (it
+    holds the pool's advisory lock) is left to it: this call makes nothing."""
+    ruleset = engine.RULESETS[rules]
+    limit = settings.POOL_FILL_CANDIDATES if max_candidates is None else max_candidates
+    made: list[CertifiedDeal] = []
+    with _pool_lock(rules) as mine:
+        if not mine:
+            return made
+        missing = target - fresh_count(rules)
+        cursor, _ = PoolCursor.objects.get_or_create(rules=rules)
+        tried = 0
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while len(made) < missing and tried < limit:
+            if deadline is not None and tried and time.monotonic() > deadline:
+                break
+            index = cursor.next_index
+            found, _nodes = certify.certify(ruleset, index)
+            cursor.next_index = index + 1
+            tried += 1
+            if found is None:
+                cursor.save(update_fields=["next_index"])
+                continue
+            with transaction.atomic():
+                made.append(_store(found))
+                cursor.save(update_fields=["next_index"])
+    if made:
+        logger.info(
+            "pool %s: %d deals certified in %d candidates (up to %d)",
+            rules,
+            len(made),
+            tried,
+            cursor.next_index,
+        )
+    return made
+
+
+def _store(found: certify.Certified) -> CertifiedDeal:
+    return CertifiedDeal.objects.create(
+        rules=found.rules,
+        index=found.index,
+        seed=found.seed,
+        solution=list(found.solution),
+        nodes=found.nodes,
+        follower_won=found.follower_won,
+        difficulty=found.difficulty,
+        difficulty_label=found.difficulty_label,
+        created_at=clock.now(),
+    )
+
+
+#: The advisory lock key space of pools being filled (``LOCK_KEY`` + the ruleset's number).
+LOCK_KEY = 0x5C1_0000_0000
+
+
+def lock_id(rules: str) -> int:
+    """The PostgreSQL advisory lock that whoever fills the pool of ``rules`` holds."""
+    return LOCK_KEY + list(engine.RULESETS).index(rules)
+
+
+@contextmanager
+def _pool_lock(rules: str) -> Iterator[bool]:
+    """Try the pool's session-level advisory lock; whether this connection got it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock_id(rules)])
+        (mine,) = cursor.fetchone()
+    try:
+        yield bool(mine)
+    finally:
+        if mine:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(rules)])

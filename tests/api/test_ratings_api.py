@@ -1,0 +1,140 @@
+"""Ratings through the API: rated games from the pool, the rating change in the game's
+body, a player's ratings and paged history, the rating board, and the 400s."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from games import clock, pools
+from games.dailies.models import DailyChallenge
+from games.ratings import parameters
+from games.ratings.models import PlayerRating
+from games.store.models import Event
+
+pytestmark = pytest.mark.django_db
+
+DAY = dt.date(2026, 11, 30)
+NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
+WIN = json.loads(
+    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
+)
+
+
+@pytest.fixture(autouse=True)
+def _quick_pools(settings):
+    settings.POOL_FOLLOW_HINTS = False
+    settings.POOL_SOLVER_BUDGET = 20_000
+    settings.POOL_RULES = ["classic"]
+
+
+def test_rated_needs_the_servers_deal_and_a_pool(as_alice) -> None:
+    with_seed = as_alice.post("/api/v1/games", {"rated": True, "seed": 4})
+    assert with_seed.status_code == 400 and with_seed.json()["code"] == "rated_with_deal"
+    no_pool = as_alice.post("/api/v1/games", {"rules": "wasp", "rated": True})
+    assert no_pool.status_code == 400 and no_pool.json()["code"] == "rated_no_pool"
+    translated = as_alice.in_language("it").post("/api/v1/games", {"rules": "wasp", "rated": True})
+    assert "classificate" in translated.json()["detail"]
+
+
+def test_a_rated_win_and_its_history(as_alice, as_bob, alice) -> None:
+    deals = pools.fill("classic", 2)
+    by_seed = {deal.seed: deal for deal in deals}
+    first = as_alice.post("/api/v1/games", {"rules": "classic", "rated": True}).json()
+    seed = Event.objects.get(game_id=first["id"], seq=1).data["seed"]
+    assert Event.objects.get(game_id=first["id"], seq=1).data["rated"] is True
+    events = as_alice.get(f"/api/v1/games/{first['id']}/events").json()["results"]
+    assert events[0]["data"]["difficulty"] is None  # secret, as the seed, while played
+    for command in by_seed[seed].solution:
+        answer = as_alice.post(f"/api/v1/games/{first['id']}/commands", command).json()
+    won = answer["game"]
+    assert won["status"] == "won"
+    rating = won["rating"]
+    assert rating["score"] == 1 and rating["before"] == parameters.START_RATING
+    assert rating["change"] == rating["after"] - rating["before"] > 0
+    assert rating["provisional"] and rating["counted"]
+    assert rating["deal"]["after"] < rating["deal"]["before"]
+    # The body read back says the same.
+    assert as_bob.get(f"/api/v1/games/{first['id']}").json()["rating"] == rating
+
+    second = as_alice.post("/api/v1/games", {"rules": "classic", "rated": True}).json()
+    assert Event.objects.get(game_id=second["id"], seq=1).data["seed"] != seed  # never twice
+    # Asking for another rated game abandons this one: resigned for her, scored 0.
+    pools.fill("classic", 3)
+    third = as_alice.post("/api/v1/games", {"rules": "classic", "rated": True}).json()
+    lost = as_alice.get(f"/api/v1/games/{second['id']}").json()
+    assert lost["status"] == "resigned"
+    assert lost["rating"]["score"] == 0 and lost["rating"]["change"] < 0
+    assert as_alice.get(f"/api/v1/games/{third['id']}").json()["status"] == "playing"
+
+    ratings = as_bob.get("/api/v1/players/alice/ratings").json()
+    assert ratings["player"] == "alice"
+    (classic,) = ratings["ratings"]
+    mine = PlayerRating.objects.get(player=alice[0], rules="classic")
+    assert classic == {
+        "rules": "classic",
+        "rating": mine.rating,
+        "rd": mine.rd,
+        "volatility": mine.volatility,
+        "provisional": True,
+        "games": 2,
+    }
+    page = as_bob.get("/api/v1/players/alice/ratings/classic?limit=1").json()
+    assert page["rating"] == mine.rating and page["games"] == 2
+    assert [row["n"] for row in page["history"]] == [2]
+    assert page["history"][0]["game"] == second["id"]
+    assert page["history"][0]["rating"] == mine.rating
+    following = as_bob.get(page["next"].split("testserver")[-1]).json()
+    assert [row["n"] for row in following["history"]] == [1]
+    assert following["history"][0]["rating"] == rating["after"]
+    assert following["next"] is None
+
+    forged = as_bob.get("/api/v1/players/alice/ratings/classic?cursor=MQ")
+    assert forged.status_code == 400 and forged.json()["code"] == "invalid"
+    assert "cursor" in forged.json()["fields"]
+    assert as_bob.get("/api/v1/players/alice/ratings/nope").status_code == 404
+    assert as_bob.get("/api/v1/players/nobody/ratings").status_code == 404
+    fresh = as_bob.get("/api/v1/players/bob/ratings/classic").json()
+    assert fresh["rating"] == parameters.START_RATING and fresh["history"] == []
+
+
+def test_a_daily_games_deal_rating_stays_hidden_while_the_day_runs(as_alice) -> None:
+    DailyChallenge.objects.create(
+        date=DAY, rules="classic", seed=WIN["seed"], nodes=1000, created_at=NOON
+    )
+    with clock.frozen(NOON):
+        joined = as_alice.post(f"/api/v1/challenges/{DAY.isoformat()}/join").json()
+        game_id = joined["id"]
+        assert joined["rated"] is True
+        answer = as_alice.post(f"/api/v1/games/{game_id}/commands", {"type": "resign"}).json()
+        assert answer["game"]["rating"]["deal"] is None
+        assert as_alice.get(f"/api/v1/games/{game_id}").json()["rating"]["deal"] is None
+    with clock.frozen(NOON + dt.timedelta(days=1)):
+        shown = as_alice.get(f"/api/v1/games/{game_id}").json()["rating"]["deal"]
+        assert shown is not None and shown["after"] > shown["before"]
+
+
+def test_the_rating_board_lists_non_provisional_players_with_me(
+    as_alice, alice, bob, player
+) -> None:
+    carol = player("carol")
+    at = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
+    for user, rating, rd in (
+        (alice[0], 1712.4, 80.0),
+        (bob[0], 1650.6, 60.0),
+        (carol[0], 1900.0, 200.0),
+    ):
+        PlayerRating.objects.create(
+            player=user, rules="classic", rating=rating, rd=rd, volatility=0.09, games=12,
+            changes=12, updated_at=at,
+        )  # fmt: skip
+    board = as_alice.get("/api/v1/leaderboards/classic/rating").json()
+    assert [(row["player"], row["value"], row["rank"]) for row in board["results"]] == [
+        ("alice", 1712, 1),
+        ("bob", 1651, 2),
+    ]
+    assert board["me"]["player"] == "alice" and board["me"]["rank"] == 1
+    assert as_alice.get("/api/v1/leaderboards/daily/rating").status_code == 404

@@ -1,0 +1,115 @@
+"""Ratings in the browser: a rated game from the lobby, its rating change on the end
+screen, the rating and its history chart on the profile, and the rating board on the
+leaderboards page. In Debian's chromium (Playwright) against a real daphne server, at
+1280×800 and 390×844, with screenshots.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+
+from games import pools
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="phone")]
+
+
+@pytest.fixture(scope="module")
+def server(live_server_factory):
+    return live_server_factory()
+
+
+@pytest.fixture(autouse=True)
+def _quick_pools(settings):
+    settings.POOL_FOLLOW_HINTS = False
+    settings.POOL_SOLVER_BUDGET = 20_000
+
+
+def signed_up(server: Any, name: str) -> SimpleNamespace:
+    response = httpx.post(
+        f"{server.http}/api/v1/auth/register",
+        json={"username": name, "password": f"pw-{name}-Cards-2026"},
+        timeout=30,
+    )
+    assert response.status_code == 201, response.text
+    token = response.json()["token"]
+    api = httpx.Client(
+        base_url=f"{server.http}/api/v1", headers={"Authorization": f"Token {token}"}, timeout=60
+    )
+    return SimpleNamespace(name=name, token=token, api=api)
+
+
+def shoot(page: Any, shots: Path, name: str) -> None:
+    size = page.viewport_size
+    page.wait_for_timeout(400)
+    page.screenshot(
+        path=str(shots / f"{name}-{size['width']}x{size['height']}.png"), full_page=True
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_rated_game_from_the_lobby_its_change_and_the_profiles_chart(
+    pages, server, shots, size
+) -> None:
+    pools.fill("classic", 4)
+    player = signed_up(server, f"rated{size[0]}")
+    # An earlier rated game, lost through the API, so that the chart has two points.
+    first = player.api.post("/games", json={"rules": "classic", "rated": True})
+    assert first.status_code == 201, first.text
+    player.api.post(f"/games/{first.json()['id']}/commands", json={"type": "resign"})
+    # One left in play: a new rated game would resign it, so the lobby asks first.
+    unfinished = player.api.post("/games", json={"rules": "classic", "rated": True}).json()
+
+    page = pages(player, path="/", size=size, touch=size[0] < 600)
+    page.click("#start-rated")
+    page.wait_for_selector("dialog #rated-open")
+    shoot(page, shots, "ratings-abandon")
+    page.click("dialog [data-value=cancel]")
+    assert player.api.get(f"/games/{unfinished['id']}").json()["status"] == "playing"
+    page.click("#start-rated")
+    page.click("dialog [data-value=yes]")
+    page.wait_for_selector("#rated-tag")
+    assert player.api.get(f"/games/{unfinished['id']}").json()["status"] == "resigned"
+    assert page.locator("#certified").count() == 1  # a certified deal, its difficulty shown
+    page.wait_for_selector(".tableau .card")
+    page.keyboard.press("x")
+    page.click("dialog [data-value=yes]")
+    change = page.wait_for_selector("#rating-change")
+    game_id = page.url.rsplit("/", 1)[1]
+    rating = player.api.get(f"/games/{game_id}").json()["rating"]
+    assert rating["score"] == 0 and rating["change"] < 0
+    assert change.text_content() == f"−{round(-rating['change'])}"
+    assert page.locator("#end-rating").text_content().startswith(f"{round(rating['after'])}?")
+    shoot(page, shots, "ratings-end-screen")
+
+    page.keyboard.press("Escape")
+    page.goto(f"{server.http}/players/{player.name}")
+    value = page.wait_for_selector("#rating-classic")
+    assert value.text_content() == f"{round(rating['after'])}?"
+    chart = page.wait_for_selector("#chart-classic")
+    points = chart.eval_on_selector("polyline", "line => line.getAttribute('points')").split()
+    assert len(points) == 3  # two resigned, one abandoned: three losses
+    # Each newer, lower rating is drawn lower (SVG's y grows downwards).
+    heights = [float(point.split(",")[1]) for point in points]
+    assert heights == sorted(heights) and heights[0] < heights[-1]
+    assert "3 changes" in chart.get_attribute("aria-label")
+    shoot(page, shots, "ratings-profile")
+
+
+def test_the_rating_board_is_a_ruleset_tab_without_periods(pages, server, shots) -> None:
+    player = signed_up(server, "boardwatcher")
+    page = pages(player, path="/leaderboards?scope=classic&metric=rating", size=(1280, 800))
+    page.wait_for_selector("#leaderboard")
+    assert page.locator("#metric-tabs [aria-selected=true]").text_content() == "Rating"
+    assert page.locator("#period-tabs").count() == 0
+    assert page.locator("#rating-note").is_visible()
+    shoot(page, shots, "ratings-board")
+    page.goto(f"{server.http}/leaderboards?scope=daily&metric=rating")
+    page.wait_for_selector("#leaderboard")
+    assert "Rating" not in page.locator("#metric-tabs").text_content()
