@@ -68,7 +68,7 @@ def append(
     actor: User,
     owner: str,
     decided: tuple[engine.Action, tuple[engine.State, engine.Effects]] | None = None,
-    fact: events.ModerationEvent | events.NoteEvent | None = None,
+    fact: events.ModerationEvent | events.NoteEvent | events.Resigned | None = None,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
     check_ban: bool,
@@ -76,14 +76,19 @@ def append(
 ) -> Change | None:
     """Append to ``stream`` (whose owner's username is ``owner``) either the engine's action
     ``decided`` (the action and the engine's ``(state, effects)`` for it) or an event that
-    is no action (``fact``: a hint, a moderation act, which the fold applies itself), with
-    every projection's part, in one statement guarded by ``stream``'s version; then
-    publish after commit and settle. ``None`` when the guard refused: nothing was written
-    (``games.store.append.append``)."""
+    is no action (``fact``: a hint, a moderation act, which the fold applies itself; with
+    ``decided``, ``fact`` is the event that records the action, when it is not the plain
+    one: an abandonment's ``resigned``), with every projection's part, in one statement
+    guarded by ``stream``'s version; then publish after commit and settle. ``None`` when the
+    guard refused: nothing was written (``games.store.append.append``)."""
     started = time.perf_counter()
     if decided is not None:
         action, applied = decided
-        event = _event(stream.game_id, stream.version + 1, events.of_action(action), actor=actor)
+        recorded: events.PlayerEvent = events.of_action(action)
+        if fact is not None:
+            assert isinstance(fact, events.Resigned) and isinstance(action, engine.Resign)
+            recorded = fact
+        event = _event(stream.game_id, stream.version + 1, recorded, actor=actor)
         event.idempotency_key, event.request_hash = idempotency_key, request_hash
         restarted = isinstance(action, engine.Restart)
         after = streams.record(stream, event.seq, event.at, *applied, restarted=restarted)

@@ -233,16 +233,23 @@ class Restarted:
 
 @dataclass(frozen=True, slots=True)
 class Resigned:
-    """The player gave the game up."""
+    """The player gave the game up. ``abandoned``: the server ended it for them, because
+    they left a rated daily game unfinished when its day closed (docs/ratings.md; written
+    only when true)."""
 
     TYPE: ClassVar[str] = "resigned"
     VERSION: ClassVar[int] = 1
 
+    abandoned: bool = False
+
     def to_json(self) -> dict[str, Any]:
-        return {}
+        return {"abandoned": True} if self.abandoned else {}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Resigned:
+        if data.get("abandoned") is True:
+            _no_keys({key: value for key, value in data.items() if key != "abandoned"})
+            return cls(abandoned=True)
         _no_keys(data)
         return cls()
 

@@ -54,7 +54,7 @@ from games.ratings.models import PlayerRating
 from games.reads import selectors
 from games.store import append as store
 from games.store import events, streams
-from games.store.models import Event, Game, Player
+from games.store.models import Event, Game, Player, PublicLogEntry
 from games.store.summary import GameSummary
 
 
@@ -168,6 +168,37 @@ def _abandon_rated(owner: User, rules: str) -> None:
     ).values_list("id", flat=True)
     for game_id in unfinished:
         game_command(game_id=game_id, actor=owner, command={"type": "resign"})
+
+
+def abandon_closed_days() -> list[uuid.UUID]:
+    """End, for their players, the rated daily games still unfinished after their day
+    closed: leaving one is abandoning it, which scores 0 (docs/ratings.md). Each gets a
+    ``resigned`` event marked ``abandoned``, by its owner as the server records it, with its
+    projections, under the game's lock. Run by the scheduled job before the closed days'
+    games enter the public log; a game already entered is left as it is (its entry is the
+    game as of then). Returns the games ended."""
+    closed = Game.objects.filter(
+        rated=True, challenge__lt=challenges.today(), status=Game.Status.PLAYING
+    ).exclude(id__in=PublicLogEntry.objects.values("game_id"))
+    ended = []
+    for game_id in closed.order_by("challenge", "created_at", "id").values_list("id", flat=True):
+        with transaction.atomic():
+            head = lock_game(game_id)
+            stream = streams.load(game_id, head.version)
+            if stream.state.status != engine.PLAYING:
+                continue
+            owner = User.objects.get(pk=head.owner_id)
+            action = engine.Resign()
+            _append(
+                stream,
+                decided=(action, engine.apply(stream.state, action)),
+                fact=events.Resigned(abandoned=True),
+                actor=owner,
+                owner=owner.get_username(),
+                check_ban=False,
+            )
+        ended.append(game_id)
+    return ended
 
 
 def _nearest_rating(owner: User, rules: str) -> list[Any]:
@@ -499,7 +530,7 @@ def _append(
     actor: User,
     owner: str,
     decided: tuple[engine.Action, tuple[engine.State, engine.Effects]] | None = None,
-    fact: events.ModerationEvent | events.NoteEvent | None = None,
+    fact: events.ModerationEvent | events.NoteEvent | events.Resigned | None = None,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
     check_ban: bool,

@@ -167,3 +167,52 @@ def test_a_restart_scores_zero_once(alice) -> None:
             services.game_command(game_id=game.game_id, actor=alice, command=command)
     assert PlayerRating.objects.get(player=alice).games == 1
     assert RatingChange.objects.filter(player=alice).count() == 1
+
+
+def test_a_daily_left_unfinished_is_abandoned_at_the_close(alice, bob, django_user_model) -> None:
+    """Leaving a rated daily unfinished scores 0 once its day closes, as a resignation
+    does: the scheduled job ends it with a ``resigned`` event marked ``abandoned``, which
+    the notation keeps and the rebuild agrees with; a finished game and a restarted one
+    (scored already) change no rating at the close."""
+    from games.writes.schedule import schedule_run
+
+    carol = django_user_model.objects.create_user("carol", password="pw-carol-123")
+    winnable(DAY)
+    with clock.frozen(NOON):
+        left, _ = services.challenge_join(date=DAY, player=alice)
+        services.game_command(game_id=left.game_id, actor=alice, command=WIN["actions"][0])
+        won, _ = services.challenge_join(date=DAY, player=bob)
+        for command in WIN["actions"]:
+            services.game_command(game_id=won.game_id, actor=bob, command=command)
+        again, _ = services.challenge_join(date=DAY, player=carol)
+        services.game_command(game_id=again.game_id, actor=carol, command={"type": "restart"})
+        assert services.abandon_closed_days() == []  # the day is open
+    assert not PlayerRating.objects.get(player=alice).games
+    carol_before = PlayerRating.objects.get(player=carol).rating
+
+    with clock.frozen(NOON + dt.timedelta(days=1)):
+        done = schedule_run()
+        assert sorted(done.abandoned) == sorted([left.game_id, again.game_id])
+        assert schedule_run().abandoned == []  # once only
+
+    last = Event.objects.filter(game_id=left.game_id).order_by("-seq").first()
+    assert last is not None and (last.type, last.data) == ("resigned", {"abandoned": True})
+    assert last.actor_id == alice.pk
+    game = Game.objects.get(id=left.game_id)
+    assert game.status == "resigned"
+    rated = RatedGame.objects.get(game_id=left.game_id)
+    assert rated.score == 0.0 and rated.counted
+    assert PlayerRating.objects.get(player=alice).rating < parameters.START_RATING
+    assert PlayerRating.objects.get(player=carol).rating == carol_before
+    assert Game.objects.get(id=again.game_id).status == "resigned"
+
+    rows = list(Event.objects.filter(game_id=left.game_id).order_by("seq").select_related("actor"))
+    text = notation.write(stored.transcript(rows))
+    assert " abandon" in text
+    (read,) = notation.read(io.StringIO(text))
+    assert [(e.event.TYPE, e.event.to_json()) for e in read.entries] == [
+        (row.type, row.data) for row in rows
+    ]
+    served = snapshot()
+    call_command("rebuild_projections")
+    assert snapshot() == served

@@ -196,6 +196,9 @@ class _Game:
             self.act(self.move(place, word, number, column), word, at, number, column)
         elif kind in syntax.PLAIN:
             self.act(syntax.PLAIN[kind], word, at, number, column)
+        elif kind == syntax.ABANDON:
+            abandoned = events.Resigned(abandoned=True)
+            self.act(abandoned.action(), word, at, number, column, recorded=abandoned)
         elif kind in syntax.MODERATION:
             self.moderation = (syntax.MODERATION[kind], at)
         else:
@@ -207,9 +210,17 @@ class _Game:
         self.last = Entry(event, at, by)
 
     def act(
-        self, action: engine.Action, word: str, at: dt.datetime | None, number: int, column: int
+        self,
+        action: engine.Action,
+        word: str,
+        at: dt.datetime | None,
+        number: int,
+        column: int,
+        *,
+        recorded: events.PlayerEvent | None = None,
     ) -> None:
-        """Apply ``action`` (the token ``word``) to the game."""
+        """Apply ``action`` (the token ``word``) to the game; ``recorded`` is its event when
+        that is not the plain one."""
         try:
             state = engine.apply(self.state, action)[0]
         except engine.RuleViolation as refused:
@@ -218,7 +229,7 @@ class _Game:
         if self.state.status == engine.PLAYING and state.status != engine.PLAYING:
             self.finished_at = at
         self.state = state
-        self.push(events.of_action(action), at, self.header.player)
+        self.push(recorded or events.of_action(action), at, self.header.player)
 
     def move(self, place: syntax.Place, word: str, number: int, column: int) -> engine.Action:
         """The action of a move token, whose card must be the one at its place (the rules

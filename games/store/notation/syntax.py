@@ -57,6 +57,9 @@ PLAIN: dict[str, engine.Deal | engine.Undo | engine.Restart | engine.Resign] = {
 }
 #: The word of each action that names no card.
 WORDS: dict[type[engine.Action], str] = {type(action): word for word, action in PLAIN.items()}
+#: The word of a resignation the server wrote for a player who abandoned a rated daily
+#: game (``resigned`` with ``abandoned``): a resignation to the rules.
+ABANDON = "abandon"
 #: The words of moderation events, which a reason (a string) follows.
 MODERATION: dict[str, Callable[[str], events.ResultVoided | events.ResultRestored]] = {
     "void": events.ResultVoided,
@@ -85,7 +88,7 @@ def _move(prefix: str) -> str:
 #: One event's head: a move, a plain action, a moderation word or a hint, then its time.
 EVENT = re.compile(
     rf"""(?:{_move("")}
-        |(?P<word>deal|undo|restart|resign|void|restore_banned|restore)
+        |(?P<word>deal|undo|restart|resign|abandon|void|restore_banned|restore)
         |hint:(?P<chose>solver|heuristic|none)(?::(?:{_move("h")}|(?P<hdeal>deal)))?
         )(?P<time>[+-](?:0|[1-9][0-9]{{0,14}}))?""",
     re.VERBOSE,

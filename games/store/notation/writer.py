@@ -105,7 +105,8 @@ def _token(state: engine.State, fact: events.GameEvent, seq: int) -> tuple[str, 
         return syntax.cell_token(held, fact.cell, fact.to), after
     if isinstance(fact, events.Dealt | events.Undone | events.Restarted | events.Resigned):
         action = fact.action()
-        return syntax.WORDS[type(action)], _apply(state, action, seq)
+        word = syntax.ABANDON if isinstance(fact, events.Resigned) and fact.abandoned else None
+        return word or syntax.WORDS[type(action)], _apply(state, action, seq)
     if isinstance(fact, events.ResultVoided | events.ResultRestored):
         word = "void" if isinstance(fact, events.ResultVoided) else "restore"
         if isinstance(fact, events.ResultRestored) and fact.owner_banned:
