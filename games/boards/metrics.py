@@ -178,9 +178,10 @@ ARENA_POINTS = register(
     )
 )
 
-#: The ratings' relation of ``rating``: the view ``games_rating_board`` (migration
-#: ``0015_ratings``) of each ruleset's ratings that are not provisional (RD below 110), with
-#: a counted game, rounded as shown; only the ``all`` period has rows.
+#: The ratings' relation of ``rating``: the view ``games_rating_board`` (migrations
+#: ``0015_ratings``, ``0018_rating_board_periods``) of each ruleset's ratings that are not
+#: provisional (RD below 110), rounded as shown: all time, the ratings now; a week or a
+#: month, the players with a rating change in it, at their last change of it.
 RATING_VIEW = "games_rating_board"
 
 #: A ruleset's Glicko-2 ratings (docs/ratings.md); not for ``daily`` (the dailies are rated
@@ -191,7 +192,8 @@ RATING = register(
         "rating",
         "rated_at",
         True,
-        "the player's rating in the ruleset, rounded; non-provisional players only, all time",
+        "the player's rating in the ruleset, rounded, non-provisional players only; in a"
+        " week or month, the players rated in it, as their last change of it left them",
         applies=lambda scope: scope != DAILY,
         table=RATING_VIEW,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from games import clock, pools
 from games.dailies.models import DailyChallenge
 from games.ratings import parameters
-from games.ratings.models import PlayerRating
+from games.ratings.models import PlayerRating, RatingChange
 from games.store.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -138,3 +139,40 @@ def test_the_rating_board_lists_non_provisional_players_with_me(
     ]
     assert board["me"]["player"] == "alice" and board["me"]["rank"] == 1
     assert as_alice.get("/api/v1/leaderboards/daily/rating").status_code == 404
+
+
+def test_a_weeks_rating_board_lists_who_was_rated_in_it_as_they_left_it(
+    as_alice, alice, bob, player
+) -> None:
+    """A week's board: the players with a rating change in it, at their last change of it
+    (not their rating now), once it was no longer provisional; an empty week is empty."""
+    carol = player("carol")
+    monday = dt.datetime(2026, 11, 23, 9, tzinfo=dt.UTC)  # ISO week 2026-W48
+    history = {
+        alice[0]: [(monday, 1600.0, 90.0), (monday + dt.timedelta(days=2), 1640.4, 85.0),
+                   (monday + dt.timedelta(days=8), 1500.0, 80.0)],
+        bob[0]: [(monday + dt.timedelta(days=1), 1700.0, 70.0)],
+        carol[0]: [(monday + dt.timedelta(days=3), 1900.0, 200.0)],  # provisional then
+    }  # fmt: skip
+    for user, changes in history.items():
+        for n, (at, rating, rd) in enumerate(changes, start=1):
+            RatingChange.objects.create(
+                player=user, rules="classic", n=n, kind="game", game_id=uuid.uuid4(), seq=2,
+                at=at, rating=rating, rd=rd, volatility=0.09,
+            )  # fmt: skip
+        last = changes[-1]
+        PlayerRating.objects.create(
+            player=user, rules="classic", rating=last[1], rd=last[2], volatility=0.09,
+            games=len(changes), changes=len(changes), updated_at=last[0],
+        )  # fmt: skip
+
+    def rows(query: str) -> list[tuple[str, int]]:
+        board = as_alice.get(f"/api/v1/leaderboards/classic/rating?{query}").json()
+        return [(row["player"], row["value"]) for row in board["results"]]
+
+    assert rows("period=week&at=2026-W48") == [("bob", 1700), ("alice", 1640)]
+    assert rows("period=week&at=2026-W49") == [("alice", 1500)]
+    assert rows("period=month&at=2026-11") == [("bob", 1700), ("alice", 1640)]
+    assert rows("period=month&at=2026-12") == [("alice", 1500)]
+    assert rows("period=week&at=2026-W47") == []
+    assert rows("") == [("bob", 1700), ("alice", 1500)]

@@ -102,14 +102,17 @@ def test_a_rated_game_from_the_lobby_its_change_and_the_profiles_chart(
     shoot(page, shots, "ratings-profile")
 
 
-def test_the_rating_board_is_a_ruleset_tab_without_periods(pages, server, shots) -> None:
+def test_the_rating_board_is_a_ruleset_tab_with_periods(pages, server, shots) -> None:
     player = signed_up(server, "boardwatcher")
     page = pages(player, path="/leaderboards?scope=classic&metric=rating", size=(1280, 800))
     page.wait_for_selector("#leaderboard")
     assert page.locator("#metric-tabs [aria-selected=true]").text_content() == "Rating"
-    assert page.locator("#period-tabs").count() == 0
-    assert page.locator("#rating-note").is_visible()
+    assert "all time" in page.locator("#rating-note").text_content()
     shoot(page, shots, "ratings-board")
+    page.locator("#period-tabs [role=tab]", has_text="Week").click()
+    page.wait_for_selector("#period-at")
+    assert "in this period" in page.locator("#rating-note").text_content()
+    assert "period=week" in page.url
     page.goto(f"{server.http}/leaderboards?scope=daily&metric=rating")
     page.wait_for_selector("#leaderboard")
     assert "Rating" not in page.locator("#metric-tabs").text_content()

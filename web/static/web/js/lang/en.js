@@ -446,6 +446,7 @@ export default {
   "rating.chart_games.other": "{n} changes",
   "boards.metric_rating": "Rating",
   "boards.rating_note": "Players whose rating is no longer provisional, all time.",
+  "boards.rating_note_period": "Players whose rating changed in this period, at their last change of it, once no longer provisional.",
   "rated.abandon_title": "Leave your rated game?",
   "rated.abandon_text": "You have a rated game of this ruleset in play. A new rated game resigns it, and it counts as a loss.",
   "rated.abandon_open": "Go back to it",

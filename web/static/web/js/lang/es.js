@@ -447,6 +447,7 @@ export default {
   "rating.chart_games.other": "{n} cambios",
   "boards.metric_rating": "Puntuación",
   "boards.rating_note": "Jugadores cuya puntuación ya no es provisional, desde siempre.",
+  "boards.rating_note_period": "Jugadores cuya puntuación cambió en este periodo, con la que les dejó su último cambio, si ya no era provisional.",
   "rated.abandon_title": "¿Abandonar tu partida puntuada?",
   "rated.abandon_text": "Tienes una partida puntuada de esta variante en juego. Una nueva partida puntuada la abandona, y cuenta como derrota.",
   "rated.abandon_open": "Volver a ella",

@@ -447,6 +447,7 @@ export default {
   "rating.chart_games.other": "{n} variazioni",
   "boards.metric_rating": "Punteggio",
   "boards.rating_note": "Giocatori il cui punteggio non è più provvisorio, da sempre.",
+  "boards.rating_note_period": "Giocatori il cui punteggio è cambiato in questo periodo, con quello del loro ultimo cambio, se non più provvisorio.",
   "rated.abandon_title": "Lasciare la partita valutata?",
   "rated.abandon_text": "Hai una partita valutata di questa variante in corso. Una nuova partita valutata la abbandona, e conta come sconfitta.",
   "rated.abandon_open": "Torna a quella partita",

@@ -447,6 +447,7 @@ export default {
   "rating.chart_games.other": "{n} mudanças",
   "boards.metric_rating": "Pontuação",
   "boards.rating_note": "Jogadores cuja pontuação já não é provisória, desde sempre.",
+  "boards.rating_note_period": "Jogadores cuja pontuação mudou neste período, com a da sua última mudança, se já não era provisória.",
   "rated.abandon_title": "Abandonar a sua partida ranqueada?",
   "rated.abandon_text": "Você tem uma partida ranqueada desta variante em andamento. Uma nova partida ranqueada a abandona, e conta como derrota.",
   "rated.abandon_open": "Voltar a ela",

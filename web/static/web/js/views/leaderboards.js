@@ -21,17 +21,16 @@ export function mount(root, _params, query) {
 
 function render(page, boards, rules, query) {
   const scope = boards.scopes.includes(query.get("scope")) ? query.get("scope") : "daily";
-  // Arena points and ratings belong to a ruleset; a rating has no week or month.
+  // Arena points and ratings belong to a ruleset.
   const metrics = boards.metrics.filter((m) => !["arena_points", "rating"].includes(m) || scope !== "daily");
   const metric = metrics.includes(query.get("metric")) ? query.get("metric") : "wins";
-  const period = metric !== "rating" && boards.periods.includes(query.get("period")) ? query.get("period") : "all";
+  const period = boards.periods.includes(query.get("period")) ? query.get("period") : "all";
   const at = period === "all" ? "" : query.get("at") || "";
   // A new choice redraws the page in place (the focus stays on the tabs it was on).
   const go = (changes, from = null) => {
     const next = new URLSearchParams({ scope, metric, period, ...(at ? { at } : {}), ...changes });
     if (next.get("period") === "all" || !next.get("at")) next.delete("at");
     if (next.get("scope") === "daily" && ["arena_points", "rating"].includes(next.get("metric"))) next.set("metric", "wins");
-    if (next.get("metric") === "rating") next.set("period", "all");
     history.replaceState(null, "", `/leaderboards?${next}`);
     render(page, boards, rules, next);
     if (from) page.querySelector(`#${from} [aria-selected="true"]`)?.focus();
@@ -45,7 +44,8 @@ function render(page, boards, rules, query) {
     h("h1", { id: "boards-title", text: t("boards.title") }),
     tabs(t("boards.scope"), boards.scopes.map((s) => [s, scopeName(s)]), scope, (s) => go({ scope: s }, "scope-tabs"), { id: "scope-tabs" }),
     tabs(t("boards.metric"), metrics.map((m) => [m, t(`boards.metric_${m}`)]), metric, (m) => go({ metric: m }, "metric-tabs"), { id: "metric-tabs" }),
-    metric === "rating" ? h("p", { class: "muted small", id: "rating-note", text: t("boards.rating_note") }) : h("div", { class: "period-row" }, tabs(t("boards.period"), boards.periods.map((p) => [p, t(`boards.period_${p}`)]), period, (p) => go({ period: p, at: "" }, "period-tabs"), { id: "period-tabs" }), picker),
+    h("div", { class: "period-row" }, tabs(t("boards.period"), boards.periods.map((p) => [p, t(`boards.period_${p}`)]), period, (p) => go({ period: p, at: "" }, "period-tabs"), { id: "period-tabs" }), picker),
+    metric === "rating" ? h("p", { class: "muted small", id: "rating-note", text: t(period === "all" ? "boards.rating_note" : "boards.rating_note_period") }) : null,
     table,
   ));
   load(table, scope, metric, period, at, null, picker);
