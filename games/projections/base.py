@@ -12,6 +12,7 @@ shows how to add one.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -80,3 +81,52 @@ class Projection:
 
     def replayed(self) -> None:
         """Finish a rebuild once every stream was replayed (rows that depend on many)."""
+
+
+# --- What a game racing others is ranked by: shared by the standings and the contests' results
+
+
+#: The columns of a racing game's row that the daily standings and the contests' results
+#: both hold, as :func:`race_fields` computes them.
+RACE_COLUMNS = (
+    "player_id",
+    "status",
+    "moves",
+    "score",
+    "sequences",
+    "revealed",
+    "elapsed_ms",
+    "version",
+    "hints",
+    "voided",
+    "joined_at",
+)
+
+
+def race_fields(stream: streams.Stream) -> dict[str, Any]:
+    """A racing game's :data:`RACE_COLUMNS`: what it stands at, the cards it turned up, the
+    time from its start to its finish (or to its last event while it is played)."""
+    state = stream.state
+    end = stream.finished_at or stream.updated_at
+    return {
+        "player_id": stream.owner_id,
+        "status": state.status,
+        "moves": state.moves,
+        "score": state.score,
+        "sequences": len(state.removed),
+        "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
+        "elapsed_ms": (end - stream.created_at) // dt.timedelta(milliseconds=1),
+        "version": stream.version,
+        "hints": stream.hints,
+        "voided": stream.voided,
+        "joined_at": stream.created_at,
+    }
+
+
+def upsert_by_game(table: str, columns: Sequence[str], prefix: str) -> str:
+    """The fragment's SQL that writes a game's row of ``table`` (keyed by ``game_id``) with
+    ``columns``, each from the parameter ``{prefix}{column}``."""
+    return f"""INSERT INTO {table} (game_id, {", ".join(columns)})
+SELECT id, {", ".join(f"%({prefix}{column})s" for column in columns)} FROM head
+ON CONFLICT (game_id) DO UPDATE SET
+{", ".join(f"{column} = EXCLUDED.{column}" for column in columns)}"""

@@ -11,63 +11,31 @@ announced after the deal's own result.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
 from games.dailies import arenas, contests
 from games.dailies.models import ContestResult
 from games.live import publish
-from games.projections.base import Change, Projection
+from games.projections.base import RACE_COLUMNS, Change, Projection, race_fields, upsert_by_game
 from games.store import streams
 from games.store.append import Fragment
 from games.store.summary import GameSummary
 
 #: The columns of ``games_contest_result`` this projection writes (all but the key).
-COLUMNS = (
-    "contest_id",
-    "player_id",
-    "round",
-    "status",
-    "moves",
-    "score",
-    "sequences",
-    "revealed",
-    "elapsed_ms",
-    "finished_at",
-    "points",
-    "version",
-    "hints",
-    "voided",
-    "joined_at",
-)
+COLUMNS = ("contest_id", "round", "finished_at", "points", *RACE_COLUMNS)
 
-_UPSERT = f"""INSERT INTO games_contest_result (game_id, {", ".join(COLUMNS)})
-SELECT id, {", ".join(f"%(r_{column})s" for column in COLUMNS)} FROM head
-ON CONFLICT (game_id) DO UPDATE SET
-{", ".join(f"{column} = EXCLUDED.{column}" for column in COLUMNS)}"""
+_UPSERT = upsert_by_game("games_contest_result", COLUMNS, "r_")
 
 
 def fields(stream: streams.Stream) -> dict[str, Any]:
     """The result of a contest game's stream: its :data:`COLUMNS`."""
-    state = stream.state
-    end = stream.finished_at or stream.updated_at
     return {
         "contest_id": stream.contest,
-        "player_id": stream.owner_id,
         "round": stream.round,
-        "status": state.status,
-        "moves": state.moves,
-        "score": state.score,
-        "sequences": len(state.removed),
-        "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
-        "elapsed_ms": (end - stream.created_at) // dt.timedelta(milliseconds=1),
         "finished_at": stream.finished_at,
         "points": arenas.stream_points(stream),
-        "version": stream.version,
-        "hints": stream.hints,
-        "voided": stream.voided,
-        "joined_at": stream.created_at,
+        **race_fields(stream),
     }
 
 

@@ -7,62 +7,26 @@ server process then reads them once for all its watchers (``games.live``).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
 from games.dailies import suspicion
 from games.dailies.models import Standing
 from games.live import publish
-from games.projections.base import Change, Projection
+from games.projections.base import RACE_COLUMNS, Change, Projection, race_fields, upsert_by_game
 from games.store import streams
 from games.store.append import Fragment
 from games.store.summary import GameSummary
 
 #: The columns of ``games_standing`` this projection writes (all but the key).
-COLUMNS = (
-    "challenge_id",
-    "player_id",
-    "status",
-    "moves",
-    "score",
-    "sequences",
-    "revealed",
-    "elapsed_ms",
-    "version",
-    "hints",
-    "voided",
-    "joined_at",
-    "flag_fast",
-    "flag_regular",
-    "rhythm_cv",
-)
+COLUMNS = ("challenge_id", *RACE_COLUMNS, "flag_fast", "flag_regular", "rhythm_cv")
 
-_UPSERT = f"""INSERT INTO games_standing (game_id, {", ".join(COLUMNS)})
-SELECT id, {", ".join(f"%(s_{column})s" for column in COLUMNS)} FROM head
-ON CONFLICT (game_id) DO UPDATE SET
-{", ".join(f"{column} = EXCLUDED.{column}" for column in COLUMNS)}"""
+_UPSERT = upsert_by_game("games_standing", COLUMNS, "s_")
 
 
 def fields(stream: streams.Stream) -> dict[str, Any]:
     """The standing of a challenge game's stream: its :data:`COLUMNS`."""
-    state = stream.state
-    end = stream.finished_at or stream.updated_at
-    return {
-        "challenge_id": stream.challenge,
-        "player_id": stream.owner_id,
-        "status": state.status,
-        "moves": state.moves,
-        "score": state.score,
-        "sequences": len(state.removed),
-        "revealed": sum(down for down, _ in stream.rules.layout) - sum(state.down),
-        "elapsed_ms": (end - stream.created_at) // dt.timedelta(milliseconds=1),
-        "version": stream.version,
-        "hints": stream.hints,
-        "voided": stream.voided,
-        "joined_at": stream.created_at,
-        **suspicion.flags(stream),
-    }
+    return {"challenge_id": stream.challenge, **race_fields(stream), **suspicion.flags(stream)}
 
 
 class Standings(Projection):
