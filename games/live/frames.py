@@ -10,6 +10,7 @@ that text in rather than parsing and dumping it again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -57,6 +58,8 @@ class Frame:
     TYPE: ClassVar[str]
     #: One line on what the frame says, for the AsyncAPI document.
     SUMMARY: ClassVar[str] = ""
+    #: Every frame is a frozen dataclass: its fields are its members.
+    __dataclass_fields__: ClassVar[dict[str, Any]]
 
     @classmethod
     def fields(cls, feed: Feed) -> dict[str, Any]:
@@ -64,8 +67,10 @@ class Frame:
         return {}
 
     def to_json(self) -> dict[str, Any]:
-        """The frame as a JSON object, ``type`` first."""
-        raise NotImplementedError
+        """The frame as a JSON object, ``type`` first, then its fields as they are (a
+        frame whose members are not its fields says so itself)."""
+        members = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        return {"type": self.TYPE, **members}
 
     def text(self) -> str:
         """The frame as the text sent on the socket."""
@@ -90,9 +95,6 @@ class Snapshot(Frame):
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"game": _ref("Game")}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "game": self.game}
-
 
 @dataclass(frozen=True, slots=True)
 class Event(Frame):
@@ -108,9 +110,6 @@ class Event(Frame):
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"event": _ref("Event"), "game": _ref("Game")}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "event": self.event, "game": self.game}
-
 
 @dataclass(frozen=True, slots=True)
 class Watchers(Frame):
@@ -124,9 +123,6 @@ class Watchers(Frame):
     @classmethod
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"count": {"type": "integer", "minimum": 0}}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "count": self.count}
 
 
 # --- Races: a day's, a race's, an arena's ----------------------------------------------
@@ -165,9 +161,6 @@ class Race(Frame):
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"race": _ref("Race")}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "race": self.race}
-
 
 @dataclass(frozen=True, slots=True)
 class Arena(Frame):
@@ -181,9 +174,6 @@ class Arena(Frame):
     @classmethod
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"arena": _ref("Arena")}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "arena": self.arena}
 
 
 def contest(kind: ContestKind, body: Any) -> Race | Arena:
@@ -204,9 +194,6 @@ class Countdown(Frame):
     @classmethod
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"seconds": {"type": "integer", "minimum": 0}, "starts_at": _TIME}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "seconds": self.seconds, "starts_at": self.starts_at}
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,9 +251,6 @@ class Pong(Frame):
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE}
-
 
 @dataclass(frozen=True, slots=True)
 class Error(Frame):
@@ -281,9 +265,6 @@ class Error(Frame):
     @classmethod
     def fields(cls, feed: Feed) -> dict[str, Any]:
         return {"code": {"type": "string", "enum": list(ERROR_CODES)}}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "code": self.code}
 
 
 #: The frames each feed sends (docs/api.md#websocket), in the order a client meets them.
