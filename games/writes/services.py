@@ -27,11 +27,12 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import BooleanField, FloatField
+from django.db.models import BooleanField, Exists, FloatField, OuterRef
 from django.db.models.expressions import RawSQL
 
 from games import engine, pools, projections
 from games.dailies import challenges, contests
+from games.dailies.models import DailyChallenge
 from games.engine import hint as hints
 from games.errors import (
     BadDeal,
@@ -176,10 +177,14 @@ def abandon_closed_days() -> list[uuid.UUID]:
     ``resigned`` event marked ``abandoned``, by its owner as the server records it, with its
     projections, under the game's lock. Run by the scheduled job before the closed days'
     games enter the public log; a game already entered is left as it is (its entry is the
-    game as of then). Returns the games ended."""
+    game as of then). Returns the games ended.
+
+    Only the closed days that the public log has not marked done are looked at: a few days
+    at most, so that the job's minute-by-minute run reads a few games, not every day's."""
+    days = DailyChallenge.objects.filter(date__lt=challenges.today(), published_at__isnull=True)
     closed = Game.objects.filter(
-        rated=True, challenge__lt=challenges.today(), status=Game.Status.PLAYING
-    ).exclude(id__in=PublicLogEntry.objects.values("game_id"))
+        rated=True, challenge__in=days.values("date"), status=Game.Status.PLAYING
+    ).exclude(Exists(PublicLogEntry.objects.filter(game_id=OuterRef("id"))))
     ended = []
     for game_id in closed.order_by("challenge", "created_at", "id").values_list("id", flat=True):
         with transaction.atomic():
