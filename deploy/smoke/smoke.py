@@ -592,8 +592,13 @@ def proxy_log_keeps_no_secret(compose: Compose, game_id: str, token: str) -> Non
     )
     check(token not in log, "the proxy's log holds the key")
     check(ticket not in log, "the proxy's log holds the ticket")
-    queries = [line for line in log.splitlines() if "/ws/" in line and "?" in line]
-    check(not queries, f"the proxy's log holds query strings: {queries[:3]}")
+    # The access log never writes a query; nginx's error log names the request line of a
+    # request it failed to proxy (a web process down during the outage above: the
+    # spectators' ``?after=`` resumes), which deploy/nginx.conf documents: those lines
+    # are checked for keys and tickets above, not for a query.
+    access = [line for line in log.splitlines() if "[error]" not in line and "[warn]" not in line]
+    queries = [line for line in access if "/ws/" in line and "?" in line]
+    check(not queries, f"the proxy's access log holds query strings: {queries[:3]}")
     say(f"proxy log: {log.count(f'GET {path} ')} lines for {path}, no key, no ticket, no query")
 
 
