@@ -12,6 +12,8 @@ and noisy, so every ratio printed is the median of the ratios of each round):
   get an aggregate, trigger an event, save it;
 - ``service``: our command in process, ``games.writes.services.game_command`` with a wasp
   move, on a game of the client's own;
+- ``rmove``: the same moves on a rated game (a move of a rated game writes what any move
+  writes: its ratings change only when it ends);
 - ``http``: the same command over HTTP to daphne;
 - ``insert``: a bare DRF view inserting one row on the same daphne (``bench/api_app.py``);
 - ``django``: the same command over HTTP to a daphne serving the application through
@@ -27,8 +29,8 @@ and noisy, so every ratio printed is the median of the ratios of each round):
 
 Printed: operations per second, p50 and p99 per level; the ratios of the targets (service
 ≥ 1.5× library and ≥ 0.5× raw; http ≥ 0.85× insert, at both client counts; a rated
-finish at most 10% dearer than an unrated one: rated ≥ 0.9× finish; shared / finish is
-printed without a target); and the round trips
+command at most 10% dearer than an unrated one: rmove ≥ 0.9× service and rated ≥ 0.9×
+finish; shared / finish is printed without a target); and the round trips
 each operation makes, counted on the wire (``bench/wire.py``), not assumed.
 """
 
@@ -68,7 +70,7 @@ from games import engine  # noqa: E402
 
 RULES = "wasp"
 CLIENTS = (1, 8)
-LEVELS = ("raw", "library", "service", "http", "insert", "django", "finish", "rated", "shared")
+LEVELS = ("raw", "library", "service", "rmove", "http", "insert", "django", "finish", "rated", "shared")
 
 Operation = Callable[[], None]
 
@@ -184,14 +186,22 @@ def django_setup(url: str) -> None:
     django.setup()
 
 
-def service_client(name: str, seed: int, count: int) -> Operation:
-    """A player with a wasp game of their own, sending its legal commands in turn."""
+def service_client(name: str, seed: int, count: int, *, rated: bool = False) -> Operation:
+    """A player with a wasp game of their own, sending its legal commands in turn; a rated
+    game is started as in :func:`finishing_client`."""
     from django.contrib.auth import get_user_model
 
     from games.writes import services
 
     user = get_user_model().objects.create_user(name, password="pw-bench-2026")
-    game = services.game_create(owner=user, rules=RULES, seed=seed).game_id
+    if rated:
+        ruleset = engine.RULESETS[RULES]
+        cards = engine.seeded_deal(ruleset, seed)
+        game = services._start_game(
+            owner=user, rules=ruleset, seed=seed, cards=cards, public=True, difficulty=0.5
+        ).game_id
+    else:
+        game = services.game_create(owner=user, rules=RULES, seed=seed).game_id
     commands = iter(legal_commands(seed, count))
 
     def op() -> None:
@@ -419,6 +429,10 @@ def main() -> None:
                         service_client(f"s{count}x{n}", 100 + 10 * count + n, supply)
                         for n in range(count)
                     ],
+                    "rmove": [
+                        service_client(f"m{count}x{n}", 200 + 10 * count + n, supply, rated=True)
+                        for n in range(count)
+                    ],
                     "http": [command for command, _ in http],
                     "insert": [insert for _, insert in http],
                     "django": plain,
@@ -467,6 +481,7 @@ def report(
         ("service / raw", "service", "raw", 0.5),
         ("http / insert", "http", "insert", 0.85),
         ("http / django", "http", "django", 1.0),  # the handler kept must beat Django's
+        ("rmove / service", "rmove", "service", 0.9),  # a rated move: at most 10% dearer
         ("rated / finish", "rated", "finish", 0.9),  # a rated finish: at most 10% dearer
         ("shared / finish", "shared", "finish", 0.0),  # one deal's lock: no target
     ]
