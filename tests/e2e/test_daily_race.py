@@ -18,6 +18,7 @@ from websockets.sync.client import connect
 
 from games.dailies.models import DailyChallenge
 from tests.e2e.conftest import ws_ticket
+from tests.e2e.players import register
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -31,17 +32,6 @@ WIN = json.loads(
 @pytest.fixture(scope="module")
 def cluster(live_server_factory, redis_url):
     return live_server_factory(redis_url=redis_url), live_server_factory(redis_url=redis_url)
-
-
-def register(base: str, name: str) -> httpx.Client:
-    response = httpx.post(
-        f"{base}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Race-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    return httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30)
 
 
 def play(client: httpx.Client, game: str, commands: list[dict[str, Any]]) -> None:

@@ -19,6 +19,7 @@ import pytest
 from django.core.management import call_command
 
 from games.dailies.models import DailyChallenge
+from tests.e2e.players import register
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -28,17 +29,6 @@ WIN = json.loads(
     ).read_text()
 )
 MODERATOR_PASSWORD = "pw-moderator-Fair-2026"
-
-
-def register(base: str, name: str) -> httpx.Client:
-    response = httpx.post(
-        f"{base}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Race-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    return httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30)
 
 
 def ranked(client: httpx.Client, day: dt.date) -> list[str]:

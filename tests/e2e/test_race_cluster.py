@@ -21,6 +21,7 @@ from games.dailies import secrets
 from games.store import streams
 from games.store.models import Game
 from tests.e2e.conftest import ws_ticket
+from tests.e2e.players import register
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -31,19 +32,6 @@ E2E_SECRET = "e2e-daily-secret-" + "d9Wx" * 8
 @pytest.fixture(scope="module")
 def cluster(live_server_factory, redis_url):
     return live_server_factory(redis_url=redis_url), live_server_factory(redis_url=redis_url)
-
-
-def register(base: str, name: str) -> httpx.Client:
-    response = httpx.post(
-        f"{base}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Race-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    client = httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30)
-    client.token = token  # type: ignore[attr-defined]
-    return client
 
 
 def walk(value: Any) -> Iterator[Any]:

@@ -28,6 +28,7 @@ from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChan
 from games.store.models import Event
 from games.writes import moderation
 from tests.e2e.conftest import ws_ticket
+from tests.e2e.players import register
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -43,17 +44,6 @@ POOL_DEALS = 12
 @pytest.fixture(scope="module")
 def server(live_server_factory):
     return live_server_factory(POOL_RULES="classic")
-
-
-def register(base: str, name: str) -> httpx.Client:
-    response = httpx.post(
-        f"{base}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Rated-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    return httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=60)
 
 
 def send(client: httpx.Client, game: str, command: dict[str, Any]) -> dict[str, Any]:

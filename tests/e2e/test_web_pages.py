@@ -11,13 +11,12 @@ import datetime as dt
 import json
 import re
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 
 from games import engine
+from tests.e2e.players import open_at, shoot, signed_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -36,34 +35,6 @@ CARD_NAME = re.compile(
 @pytest.fixture(scope="module")
 def server(live_server_factory):
     return live_server_factory()
-
-
-def signed_up(server: Any, name: str) -> SimpleNamespace:
-    """A new account: its name, token and an API client."""
-    response = httpx.post(
-        f"{server.http}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Cards-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    api = httpx.Client(
-        base_url=f"{server.http}/api/v1", headers={"Authorization": f"Token {token}"}, timeout=30
-    )
-    return SimpleNamespace(name=name, token=token, api=api)
-
-
-def open_at(pages: Any, size: tuple[int, int], player: Any = None, path: str = "/") -> Any:
-    return pages(player, path=path, size=size, touch=size[0] < 600)
-
-
-def shoot(page: Any, shots: Path, name: str) -> None:
-    """A screenshot of the whole page at its size, after any animation has settled."""
-    size = page.viewport_size
-    page.wait_for_timeout(400)
-    page.screenshot(
-        path=str(shots / f"{name}-{size['width']}x{size['height']}.png"), full_page=True
-    )
 
 
 def cards_are_named(page: Any) -> int:

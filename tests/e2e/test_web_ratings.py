@@ -6,14 +6,10 @@ leaderboards page. In Debian's chromium (Playwright) against a real daphne serve
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
-
-import httpx
 import pytest
 
 from games import pools
+from tests.e2e.players import shoot, signed_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -29,28 +25,6 @@ def server(live_server_factory):
 def _quick_pools(settings):
     settings.POOL_FOLLOW_HINTS = False
     settings.POOL_SOLVER_BUDGET = 20_000
-
-
-def signed_up(server: Any, name: str) -> SimpleNamespace:
-    response = httpx.post(
-        f"{server.http}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Cards-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    api = httpx.Client(
-        base_url=f"{server.http}/api/v1", headers={"Authorization": f"Token {token}"}, timeout=60
-    )
-    return SimpleNamespace(name=name, token=token, api=api)
-
-
-def shoot(page: Any, shots: Path, name: str) -> None:
-    size = page.viewport_size
-    page.wait_for_timeout(400)
-    page.screenshot(
-        path=str(shots / f"{name}-{size['width']}x{size['height']}.png"), full_page=True
-    )
 
 
 @pytest.mark.parametrize("size", SIZES)
