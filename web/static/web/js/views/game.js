@@ -26,16 +26,30 @@ export function mount(root, { id }) {
   const me = api.session();
   const likely = WAYS[me ? "play" : "watch"]();
   likely.catch(() => {});
+  let stop = null;
+  const show = async (game, rules) => {
+    // A daily game whose day is over is a replay, finished or not: the race is over.
+    const raceOver = game.challenge && game.challenge < new Date().toISOString().slice(0, 10);
+    const way = raceOver || game.status !== "playing" ? "replay" : me && game.owner === me.username ? "play" : "watch";
+    const mount = await WAYS[way]();
+    if (!alive) return;
+    stop?.();
+    page.replaceChildren();
+    stop = mount(page, game, rules.byName[game.rules]);
+  };
+  // The game is most often in the shell already (an anonymous reader's copy: boot.js).
+  // A signed-in visitor's own copy, if boot.js asked for one, is drawn instead only when it
+  // shows cards that copy hid (staff see them).
+  const own = api.early(`/games/${encodeURIComponent(id)}`);
   Promise.all([api.game(id), rulesets()])
     .then(async ([game, rules]) => {
-      // A daily game whose day is over is a replay, finished or not: the race is over.
-      const raceOver = game.challenge && game.challenge < new Date().toISOString().slice(0, 10);
-      const way = raceOver || game.status !== "playing" ? "replay" : me && game.owner === me.username ? "play" : "watch";
-      const mount = await WAYS[way]();
-      if (!alive) return;
-      page.replaceChildren();
-      stops.push(mount(page, game, rules.byName[game.rules]));
+      await show(game, rules);
+      const mine = own && (await own);
+      if (alive && mine && mine !== game && "reserve_cards" in mine && !("reserve_cards" in game)) await show(mine, rules);
     })
     .catch((error) => alive && page.replaceChildren(problem(error)));
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    stop?.();
+    stops.forEach((s) => s());
+  };
 }
