@@ -12,6 +12,7 @@ needs, so that the board is drawn without waiting for a round trip.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import quote
 
@@ -19,6 +20,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.templatetags.static import static
+from django.utils import translation
 from django.views.decorators.http import require_safe
 
 from api.views import games as games_api
@@ -86,10 +88,18 @@ def _game_page(game_id: str) -> tuple[dict[str, Any], str | None]:
         return {}, None  # the client asks the API, which says what is wrong
     game = games_api.game_json(seen)
     path = f"/games/{quote(game_id, safe=_URI_COMPONENT_SAFE)}"
-    answers = {path: game, "/rules": games_api.rules_body()}
+    answers = {path: game, "/rules": _rules_body(translation.get_language())}
     race_over = game["challenge"] is not None and game["challenge"] < challenges.today().isoformat()
     way = "replay" if race_over or game["status"] != "playing" else None
     return answers, way
+
+
+@functools.cache
+def _rules_body(language: str) -> Any:
+    """``GET /rules`` in ``language``: the rulesets are fixed in a process, so it is built
+    once per language, by the API's own function."""
+    with translation.override(language):
+        return games_api.rules_body()
 
 
 #: What JavaScript's encodeURIComponent leaves as it is (main.js builds the API path so).
@@ -110,12 +120,16 @@ def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
         answers, way = _game_page(route["game_id"])
         if way is not None:  # shown the same way to everyone: preloaded with the rest
             core += modules.closure(_WAYS[way], leaving=tuple(core))
-        else:  # played by its owner or watched: boot.js preloads the one its visitor needs
+        else:
+            # Played by its owner or watched: what both ways import (the board) is preloaded
+            # at once; boot.js preloads the rest of the one its visitor needs.
+            play, watch = (
+                modules.closure(_WAYS[n], leaving=tuple(core)) for n in ("play", "watch")
+            )
+            core += [module for module in play if module in watch]
             ways = {
-                name: " ".join(
-                    static(module) for module in modules.closure(_WAYS[name], leaving=tuple(core))
-                )
-                for name in ("play", "watch")
+                name: " ".join(static(module) for module in graph if module not in core)
+                for name, graph in (("play", play), ("watch", watch))
             }
     context = {
         "preloads": [m for m in core if m not in ("web/js/main.js", "web/js/boot.js")],
