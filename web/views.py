@@ -81,7 +81,7 @@ def _game_page(game_id: str) -> tuple[dict[str, Any], str | None]:
     with its token, as without the shell's help. What an anonymous reader reads is what any
     reader but staff reads (``games.reads.visibility``): the client takes it as it is,
     and when it hides cards and the visitor is signed in (staff might see them) asks the API
-    once more beside it."""
+    once more, after the board is drawn."""
     try:
         seen = selectors.game_get(game_id=game_id, viewer=visibility.ANONYMOUS)
     except (DomainError, DatabaseError):

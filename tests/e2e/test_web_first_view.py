@@ -97,7 +97,7 @@ def test_the_board_is_drawn_from_the_shell_with_the_game_request_refused(
     shoot(page, shots, "first-view-spectator")
     page.context.close()
 
-    # Its owner plays it: drawn at once; the owner's own copy, asked beside it in case it
+    # Its owner plays it: drawn at once; the owner's own copy, asked once it is drawn in case it
     # shows more (it does only to staff), is refused here and changes nothing.
     page, refused, _ = open_game(browser, server, game, owner, size=size)
     page.wait_for_selector(".tableau .card.up")

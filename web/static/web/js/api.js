@@ -131,13 +131,8 @@ export async function get(path, options) {
   return (await request(path, options)).data;
 }
 
-/** When the shell carried an answer to `path` and boot.js asked for it all the same (a
- *  signed-in visitor's own copy), that answer (null if it failed); else null. */
-export function early(path) {
-  const loading = isCarried(path) && takeEarly(path);
-  if (!loading) return null;
-  return loading.then((response) => read(response, session())).then(({ data }) => data, () => null);
-}
+/** Whether the shell carried the answer to `path` and nobody took it yet. */
+export { isCarried };
 
 /**
  * Read `path` unless it is still `etag` (a conditional GET): `{data, etag}`, with `data`

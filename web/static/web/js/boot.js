@@ -84,12 +84,9 @@ if (game) {
   preload(signedIn ? "play" : "watch");
   try {
     const wanted = `/games/${encodeURIComponent(decodeURIComponent(game[1]))}`;
-    const shown = carried.get(wanted);
-    // The shell's copy is what the API answers an anonymous reader, and so any reader but
-    // staff. It is the whole answer when it hides nothing (reserve_cards: everything is
-    // shown) or nobody is signed in; else a signed-in visitor also asks, in case staff
-    // see more (views/game.js redraws then), without waiting for it to draw.
-    if (!shown || (signedIn && !("reserve_cards" in shown))) send(wanted);
+    // Carried by the shell (views/game.js asks again, once the board is drawn, only when
+    // a signed-in visitor's copy might show more): no request.
+    if (!carried.has(wanted)) send(wanted);
   } catch {
     // a malformed address: the page says so once it loads
   }

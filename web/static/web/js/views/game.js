@@ -37,15 +37,18 @@ export function mount(root, { id }) {
     page.replaceChildren();
     stop = mount(page, game, rules.byName[game.rules]);
   };
-  // The game is most often in the shell already (an anonymous reader's copy: boot.js).
-  // A signed-in visitor's own copy, if boot.js asked for one, is drawn instead only when it
-  // shows cards that copy hid (staff see them).
-  const own = api.early(`/games/${encodeURIComponent(id)}`);
+  // The game is most often in the shell already, as the API answers an anonymous reader,
+  // which is what every reader but staff gets. When its cards are masked, a signed-in
+  // visitor asks for their own copy once the board is drawn (so the request takes no
+  // connection the modules need) and the board is drawn again only if that copy shows
+  // more (staff see the hidden cards).
+  const fromShell = api.isCarried(`/games/${encodeURIComponent(id)}`);
   Promise.all([api.game(id), rulesets()])
     .then(async ([game, rules]) => {
       await show(game, rules);
-      const mine = own && (await own);
-      if (alive && mine && mine !== game && "reserve_cards" in mine && !("reserve_cards" in game)) await show(mine, rules);
+      if (!fromShell || !me || "reserve_cards" in game) return;
+      const mine = await api.game(id).catch(() => null);
+      if (alive && mine && "reserve_cards" in mine) await show(mine, rules);
     })
     .catch((error) => alive && page.replaceChildren(problem(error)));
   return () => {
