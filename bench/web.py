@@ -9,9 +9,14 @@ Three figures, each over cold browser contexts (no cache) or many frames:
   player's own game and for a spectator of it. Target: at most 150 KB (no compression:
   daphne sends bodies as they are, so these are the uncompressed sizes).
 * the first board on localhost: from navigation start to the board's first drawing (the
-  client's ``scorpion:board-drawn`` mark). Baseline, in the same page right after: one
-  ``GET /api/v1/games/{id}`` from the page, the least any board must wait for; printed as
-  a ratio (how many such round trips the first board costs).
+  client's ``scorpion:board-drawn`` mark). Baseline: one API request as a fresh page loads
+  it, in a new context with an empty cache (so with its own connection), interleaved with
+  the game's pages: ``GET /api/v1/games/{id}`` with the visitor's token, the request the
+  page would make without the data its shell carries, from navigation start to its last
+  byte on the page's own clock. That is the least a page that shows the game from the API
+  can wait, timed as the first board is. The ratio to it is the target (at most 10x). The
+  old baseline is printed too: the same ``GET`` from the page once it has loaded, on a warm
+  connection, which leaves out the connection and the navigation every first view pays.
 * a WebSocket frame to the page, with the animations on (the moved cards slide): on a
   game's page and on TV, a spectator's, while the player plays a legal line over REST, the
   client measures from the frame's arrival to the board, the score and the move list updated
@@ -113,6 +118,23 @@ def first_view(browser: Any, base: str, game: str, who: tuple[str, str] | None) 
     result = {"bytes": float(page.received), "drawn_ms": drawn, "round_trip_ms": round_trip}
     page.context.close()
     return result
+
+
+def fresh_api_load(browser: Any, base: str, game: str, who: tuple[str, str] | None) -> float:
+    """The fair baseline: a fresh page (a new context, an empty cache) whose whole load is
+    the one API request a game's page would make without its shell's help,
+    ``GET /api/v1/games/{id}`` with the visitor's token; from navigation start to the
+    answer's last byte, as the page's own timing reads it (the same clock as the first
+    board's)."""
+    options: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}}
+    if who:
+        options["extra_http_headers"] = {"Authorization": f"Token {who[1]}"}
+    context = browser.new_context(**options)
+    page = context.new_page()
+    page.goto(f"{base}/api/v1/games/{game}")
+    loaded: float = page.evaluate("performance.getEntriesByType('navigation')[0].responseEnd")
+    context.close()
+    return loaded
 
 
 def play_line(client: httpx.Client, game: str, count: int, pause: float = 0.03) -> None:
@@ -277,14 +299,21 @@ def main() -> None:
             first_view(browser, base, game_id, None)  # warm the server up
             print(f"first board view, {loads} cold loads each (median):")
             for label, who in (("player", ("bench-player", token)), ("spectator", None)):
-                views = [first_view(browser, base, game_id, who) for _ in range(loads)]
+                views, fresh = [], []
+                for _ in range(loads):  # interleaved: both see the same moments of a busy box
+                    views.append(first_view(browser, base, game_id, who))
+                    fresh.append(fresh_api_load(browser, base, game_id, who))
                 received = statistics.median(v["bytes"] for v in views)
                 drawn = statistics.median(v["drawn_ms"] for v in views)
                 trip = statistics.median(v["round_trip_ms"] for v in views)
+                load = statistics.median(fresh)
                 print(
                     f"  {label:9}  bytes {kb(received)}  ({received / BYTES_TARGET:.2f}x the"
-                    f" 150 KB target)   first board {drawn:6.1f} ms  vs one API GET"
-                    f" {trip:5.1f} ms: {drawn / trip:5.1f}x",
+                    f" 150 KB target)   first board {drawn:6.1f} ms\n"
+                    f"             vs one API request as a fresh page loads it {load:5.1f} ms:"
+                    f" {drawn / load:5.1f}x  (target <= 10x)\n"
+                    f"             vs one warm API GET from the open page {trip:5.1f} ms:"
+                    f" {drawn / trip:5.1f}x  (the old baseline)",
                     flush=True,
                 )
             lobby = statistics.median(

@@ -5,15 +5,29 @@ WebSocket API, with no build step. Every page of it (``web/urls.py``: the lobby,
 the daily race and its archive, races, arenas, leaderboards, TV, profiles, sign-in) answers
 the same shell, and the modules route in the browser. The shell is served with a
 Content-Security-Policy that allows scripts, styles and connections from this origin only:
-no inline script, no third-party anything.
+no inline script, no third-party anything. A game's page also carries, as JSON data (a
+``<script type="application/json">``, which runs nothing), the API's answers its first view
+needs, so that the board is drawn without waiting for a round trip.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+from urllib.parse import quote
+
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.templatetags.static import static
+from django.utils import translation
 from django.views.decorators.http import require_safe
+
+from api.views import games as games_api
+from games.dailies import challenges
+from games.errors import DomainError
+from games.reads import selectors, visibility
+from web import modules
 
 #: Only this origin's own files run, load or connect (CSP level 3's 'self' covers ws: and
 #: wss: of the same host). ``style-src 'self'`` forbids inline style attributes; the client
@@ -33,26 +47,63 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
-#: The modules every page loads before it can draw anything (main.js's own imports).
-_CORE = ("api.js", "dom.js", "i18n.js", "lang/en.js", "router.js", "widgets.js")
-#: Besides the core, what each page's first view needs, fetched at once instead of one
-#: import after another (a game's page picks play.js, watch.js or replay.js by itself).
-_PAGE_MODULES = {
-    "web-game": ("views/game.js", "board.js", "cards.js", "fit.js", "motion.js", "gamebits.js"),
-    "web-lobby": ("views/lobby.js",),
-    "web-daily": ("views/daily.js", "standings.js", "live.js"),
-    "web-daily-date": ("views/daily.js", "standings.js", "live.js"),
-    "web-race": ("views/race.js", "standings.js", "live.js"),
-    "web-arena": ("views/arena.js", "standings.js", "live.js"),
-    "web-tv": ("views/tv.js", "board.js", "cards.js", "fit.js", "motion.js", "gamebits.js"),
+#: The view module main.js loads for each page (its route table), which the shell preloads
+#: with main.js and everything both import (``web.modules`` reads the imports).
+_VIEWS = {
+    "web-lobby": "views/lobby.js",
+    "web-signin": "views/signin.js",
+    "web-daily": "views/daily.js",
+    "web-daily-date": "views/daily.js",
+    "web-archive": "views/archive.js",
+    "web-archive-month": "views/archive.js",
+    "web-races": "views/races.js",
+    "web-race": "views/race.js",
+    "web-arenas": "views/arenas.js",
+    "web-arena": "views/arena.js",
+    "web-leaderboards": "views/leaderboards.js",
+    "web-tv": "views/tv.js",
+    "web-game": "views/game.js",
+    "web-player": "views/profile.js",
 }
 
+#: The ways a game's page shows a game (views/game.js), each a module loaded on demand.
+_WAYS = {"play": "play.js", "watch": "watch.js", "replay": "replay.js"}
 
-#: A game's page shows it one of two ways on a first view: played by its owner (signed in)
-#: or watched. The shell names both, and boot.js preloads the one its visitor needs.
-_LIKELY_WAYS = {
-    "web-game": {"play": ("play.js",), "watch": ("watch.js", "live.js")},
-}
+
+def _game_page(game_id: str) -> tuple[dict[str, Any], str | None]:
+    """What a game's page carries inline: the answers of ``GET /games/{id}`` and
+    ``GET /rules`` as the API gives them to an anonymous reader (the page's request carries
+    no token: the client's only credential stays in the browser), keyed by the API path the
+    client asks; and the way the game will be shown whoever looks, if that is known.
+
+    A game an anonymous reader may not read (a private game, a running contest's deal, an
+    open day's daily game) or that does not exist carries nothing: the client asks the API
+    with its token, as without the shell's help. What an anonymous reader reads is what any
+    reader but staff reads (``games.reads.visibility``): the client takes it as it is,
+    and when it hides cards and the visitor is signed in (staff might see them) asks the API
+    once more, after the board is drawn."""
+    try:
+        seen = selectors.game_get(game_id=game_id, viewer=visibility.ANONYMOUS)
+    except (DomainError, DatabaseError):
+        return {}, None  # the client asks the API, which says what is wrong
+    game = games_api.game_json(seen)
+    path = f"/games/{quote(game_id, safe=_URI_COMPONENT_SAFE)}"
+    answers = {path: game, "/rules": _rules_body(translation.get_language())}
+    race_over = game["challenge"] is not None and game["challenge"] < challenges.today().isoformat()
+    way = "replay" if race_over or game["status"] != "playing" else None
+    return answers, way
+
+
+@functools.cache
+def _rules_body(language: str) -> Any:
+    """``GET /rules`` in ``language``: the rulesets are fixed in a process, so it is built
+    once per language, by the API's own function."""
+    with translation.override(language):
+        return games_api.rules_body()
+
+
+#: What JavaScript's encodeURIComponent leaves as it is (main.js builds the API path so).
+_URI_COMPONENT_SAFE = "-_.!~*'()"
 
 
 @require_safe
@@ -61,12 +112,31 @@ def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
     naming the modules its page needs first so that the browser fetches them together."""
     match = request.resolver_match
     page = match.url_name if match is not None else None
-    preloads = [f"web/js/{name}" for name in (*_CORE, *_PAGE_MODULES.get(page or "", ()))]
-    ways = {
-        way: " ".join(static(f"web/js/{name}") for name in names)
-        for way, names in _LIKELY_WAYS.get(page or "", {}).items()
+    view = _VIEWS.get(page or "")
+    core = modules.closure("main.js", *([view] if view else []))
+    answers: dict[str, Any] = {}
+    ways: dict[str, str] = {}
+    if page == "web-game":
+        answers, way = _game_page(route["game_id"])
+        if way is not None:  # shown the same way to everyone: preloaded with the rest
+            core += modules.closure(_WAYS[way], leaving=tuple(core))
+        else:
+            # Played by its owner or watched: what both ways import (the board) is preloaded
+            # at once; boot.js preloads the rest of the one its visitor needs.
+            play, watch = (
+                modules.closure(_WAYS[n], leaving=tuple(core)) for n in ("play", "watch")
+            )
+            core += [module for module in play if module in watch]
+            ways = {
+                name: " ".join(static(module) for module in graph if module not in core)
+                for name, graph in (("play", play), ("watch", watch))
+            }
+    context = {
+        "preloads": [m for m in core if m not in ("web/js/main.js", "web/js/boot.js")],
+        "ways": ways,
+        "answers": answers or None,
     }
-    response = render(request, "web/app.html", {"preloads": preloads, "ways": ways})
+    response = render(request, "web/app.html", context)
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     # Neither the page's address nor its query ever leaves for another site.
     response["Referrer-Policy"] = "same-origin"

@@ -82,11 +82,15 @@ class RulesListApi(APIView):
         responses={200: serializers.RulesOut, **errors()},
     )
     def get(self, request: Request) -> Response:
-        body: RulesBody = {
-            "results": [_ruleset(rules) for rules in engine.RULESETS.values()],
-            "default": engine.DEFAULT_RULES.name,
-        }
-        return Response(body)
+        return Response(rules_body())
+
+
+def rules_body() -> RulesBody:
+    """The body of ``GET /rules``, in the active language (a game's page carries it too)."""
+    return {
+        "results": [_ruleset(rules) for rules in engine.RULESETS.values()],
+        "default": engine.DEFAULT_RULES.name,
+    }
 
 
 def _ruleset(rules: engine.Ruleset) -> RulesetBody:
@@ -241,10 +245,7 @@ class GameGetApi(APIView):
             name = f"{seen.game.id}{selectors.NOTATION_EXTENSION}"
             headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         else:
-            body, etag, headers = presenters.game_body(*seen), _etag(seen.game.version), {}
-            certified = selectors.game_certified(seen.game)
-            if certified is not None:
-                body["certified"] = presenters.certified_body(certified)
+            body, etag, headers = game_json(seen), _etag(seen.game.version), {}
         wanted = parse_etags(request.headers.get("If-None-Match", ""))
         if "*" in wanted or etag in wanted or f"W/{etag}" in wanted:
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
@@ -269,6 +270,17 @@ class GameGetApi(APIView):
             request.accepted_renderer = JSONRenderer()
             request.accepted_media_type = JSONRenderer.media_type
         return super().finalize_response(request, response, *args, **kwargs)
+
+
+def game_json(seen: selectors.Seen) -> dict[str, Any]:
+    """The JSON body of ``GET /games/{id}`` for a game as its viewer sees it (``seen``, from
+    :func:`selectors.game_get`): the one place it is built, for the API and for the game's
+    page, which carries it inline (``web/views.py``)."""
+    body: dict[str, Any] = cast(dict[str, Any], presenters.game_body(*seen))
+    certified = selectors.game_certified(seen.game)
+    if certified is not None:
+        body["certified"] = presenters.certified_body(certified)
+    return body
 
 
 _COMMAND = PolymorphicProxySerializer(

@@ -91,7 +91,8 @@ class Scan:
                 continue
             text = response.content.decode()
             assert seed is None or seed not in text, where
-            body = json.loads(text)
+            body = carried(text) if response["Content-Type"].startswith("text/html") else None
+            body = json.loads(text) if body is None else body
             for value in walk(body):
                 assert not (isinstance(value, str) and value in never_seen), (where, value)
                 assert not (isinstance(value, list) and len(value) == len(deal)), where
@@ -110,6 +111,15 @@ class Scan:
         assert game["columns"] == view["columns"], where
         for shown, down in zip(game["columns"], state.down, strict=True):
             assert shown[:down] == [None] * down, where
+
+
+def carried(html: str) -> Any:
+    """The API answers the browser's page for a game carries inline (``web/views.py``):
+    ``{}`` when it carries none."""
+    found = re.search(
+        r'<script id="scorpion-answers" type="application/json">(.*?)</script>', html, re.S
+    )
+    return json.loads(found.group(1)) if found else {}
 
 
 def first_move(moves: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -167,6 +177,11 @@ def play_and_read(scan: Scan, owner: Any, stranger: Any, anonymous: Any) -> None
         scan.add(reader.get(base, headers={"If-None-Match": f'"{version}"'}))
         scan.add(reader.get("/api/v1/games"))
         scan.add(reader.get("/api/v1/games?owner=alice&status=playing"))
+        # The browser's page for the game carries the game inline, as the API answers an
+        # anonymous reader (the page's request carries no token, whoever opens it).
+        page = scan.add(reader.get(f"/games/{scan.game_id}"))
+        game_shown = carried(page.content.decode()).get(f"/games/{scan.game_id}")
+        assert game_shown is None or game_shown == scan.add(anonymous.get(base)).json()
         scan.add(reader.get(f"{base}/events"))
         scan.add(reader.get(f"{base}/events?after=1"))
         scan.add(reader.get(f"{base}/moves"))

@@ -45,7 +45,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 MODES = ("public", "private", "daily_open", "daily_closed", "race_running", "race_finished")
 STATES = ("playing", "won", "lost", "resigned")
 VIEWERS = ("anonymous", "player", "owner", "moderator", "superuser")
-REST = ("game", "events", "states", "moves", "hint", "notation", "list", "analysis")
+REST = ("game", "events", "states", "moves", "hint", "notation", "list", "analysis", "page")
 LIVE = ("ws_snapshot", "ws_live", "ws_resume")
 ADMIN = ("admin_game", "admin_replay", "admin_event")
 
@@ -95,6 +95,11 @@ def expected_at(place: str, mode: str, state: str, viewer: str) -> str:
     """The outcome ``place`` must show, in that place's own terms."""
     outcome = expected(mode, state, viewer)
     refused = outcome.startswith("refused:")
+    if place == "page":
+        # The browser's page carries the game as the API answers an anonymous reader,
+        # whoever opens it (the page's request carries no token), or nothing.
+        anonymous = expected(mode, state, "anonymous")
+        return "absent" if anonymous.startswith("refused:") else anonymous
     if place in ADMIN:
         return "login" if viewer not in ("moderator", "superuser") else outcome
     if place == "list":
@@ -288,6 +293,15 @@ def observe_rest(client: Any, game: Game) -> Iterator[tuple[str, str]]:
     listed = client.get(f"/api/v1/games?owner={game.owner.username}&limit=200").json()["results"]
     entry = next((item for item in listed if item["id"] == str(game.id)), None)
     yield "list", "absent" if entry is None else observed_game(entry, game.id)
+    page = client.get(f"/games/{game.id}")
+    assert page.status_code == 200
+    found = re.search(
+        r'<script id="scorpion-answers" type="application/json">(.*?)</script>',
+        page.content.decode(),
+        re.S,
+    )
+    carried = json.loads(found.group(1)).get(f"/games/{game.id}") if found else None
+    yield "page", "absent" if carried is None else observed_game(carried, game.id)
 
 
 async def watch(path: str, token: str | None) -> WebsocketCommunicator:

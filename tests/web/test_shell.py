@@ -3,6 +3,7 @@ API, the admin and the operations endpoints it must never shadow."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -57,6 +58,7 @@ def parsed(html: str) -> Tags:
     return tags
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize("path", CLIENT_PAGES)
 def test_every_client_page_is_the_shell_under_the_policy(client, path):
     response = client.get(path)
@@ -93,6 +95,50 @@ def test_the_shell_has_no_inline_script_or_style_and_its_files_exist(client):
     for url in linked:
         assert url.startswith("/static/"), url
         assert finders.find(url.removeprefix("/static/")), f"{url} is not a static file"
+
+
+@pytest.mark.django_db
+def test_a_game_page_carries_the_api_answers_an_anonymous_reader_gets(client, django_user_model):
+    from games.writes import services
+
+    owner = django_user_model.objects.create_user("ann</script><b>", password="pw-ann-123")
+    game = str(services.game_create(owner=owner, rules="classic", seed=3).game_id)
+
+    html = client.get(f"/games/{game}").content.decode()
+    tags = parsed(html)
+    scripts = [attrs for tag, attrs in tags.tags if tag == "script"]
+    # The only script without src is JSON data, which runs nothing (CSP allows no other).
+    assert [a for a in scripts if not a.get("src")] == [
+        {"id": "scorpion-answers", "type": "application/json"}
+    ]
+    carried = json.loads(tags.script_text)
+    assert carried[f"/games/{game}"] == client.get(f"/api/v1/games/{game}").json()
+    assert carried["/rules"] == client.get("/api/v1/rules").json()
+    assert "</script><b>" not in tags.script_text  # the owner's name is escaped in the data
+    assert carried[f"/games/{game}"]["owner"] == "ann</script><b>"
+    # Played by its owner or watched: both ways are named for boot.js, neither preloaded.
+    metas = {a["name"]: a["content"] for t, a in tags.tags if t == "meta" and "name" in a}
+    assert "/static/web/js/play.js" in str(metas["scorpion:play"]).split()
+    assert "/static/web/js/watch.js" in str(metas["scorpion:watch"]).split()
+
+
+@pytest.mark.django_db
+def test_a_finished_game_page_preloads_its_replay_and_a_missing_one_carries_nothing(
+    client, django_user_model
+):
+    from games.writes import services
+
+    owner = django_user_model.objects.create_user("bea", password="pw-bea-123")
+    game = str(services.game_create(owner=owner, rules="classic", seed=4).game_id)
+    services.game_command(game_id=game, actor=owner, command={"type": "resign"})
+
+    tags = parsed(client.get(f"/games/{game}").content.decode())
+    preloads = [a["href"] for t, a in tags.tags if t == "link" and a.get("rel") == "modulepreload"]
+    assert "/static/web/js/replay.js" in preloads and "/static/web/js/board.js" in preloads
+    assert not any(a.get("name", "").startswith("scorpion:") for t, a in tags.tags if t == "meta")
+
+    missing = parsed(client.get("/games/6f1c0000-0000-0000-0000-000000000000").content.decode())
+    assert missing.script_text == ""
 
 
 def test_only_reading_methods_answer(client):

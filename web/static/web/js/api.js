@@ -2,7 +2,7 @@
 // (Authorization header only: never in a page URL), Accept-Language, and JSON; commands carry
 // expected_version and an Idempotency-Key that stays the same across retries.
 
-import { isEarly, takeEarly } from "./boot.js";
+import { isCarried, isEarly, takeCarried, takeEarly } from "./boot.js";
 import { getLang } from "./i18n.js";
 
 const BASE = "/api/v1";
@@ -102,7 +102,7 @@ const prefetched = new Map();
  * data of the page it is opening, so the first board waits one round trip less).
  */
 export function prefetch(path) {
-  if (isEarly(path)) return; // boot.js asked already, as the page loaded
+  if (isEarly(path) || isCarried(path)) return; // the shell carried it, or boot.js asked
   const answer = request(path);
   answer.catch(() => {}); // whoever takes it handles a failure
   prefetched.set(path, { answer, at: performance.now() });
@@ -113,6 +113,8 @@ export function prefetch(path) {
 const PREFETCH_FRESH_MS = 3000;
 
 export async function get(path, options) {
+  const carried = !options && takeCarried(path);
+  if (carried) return carried;
   const loading = !options && takeEarly(path);
   if (loading) {
     let response;
@@ -128,6 +130,9 @@ export async function get(path, options) {
   if (early && performance.now() - early.at < PREFETCH_FRESH_MS) return (await early.answer).data;
   return (await request(path, options)).data;
 }
+
+/** Whether the shell carried the answer to `path` and nobody took it yet. */
+export { isCarried };
 
 /**
  * Read `path` unless it is still `etag` (a conditional GET): `{data, etag}`, with `data`

@@ -19,6 +19,33 @@ export function pickLang() {
   return "en";
 }
 
+// The API's answers the shell carries inline (a game's page: the game and the rulesets, as
+// the API answers an anonymous reader), for the page's first view only.
+const carried = new Map();
+try {
+  const data = document.getElementById("scorpion-answers");
+  for (const [path, body] of Object.entries(data ? JSON.parse(data.textContent) : {})) carried.set(path, body);
+} catch {
+  // unreadable: the page asks the API
+}
+
+/** The answer to API `path` the shell carried, if any (taken once), else undefined. */
+export function takeCarried(path) {
+  const body = carried.get(path);
+  carried.delete(path);
+  return body;
+}
+
+/** Whether the shell carried an answer to API `path` that nobody took yet. */
+export function isCarried(path) {
+  return carried.has(path);
+}
+
+/** Forget what the shell carried: it was for the page it came with, not the next one. */
+export function dropCarried() {
+  carried.clear();
+}
+
 /** The fetch of API `path` started at load, if it is still fresh (taken once), else null. */
 export function takeEarly(path) {
   const early = started.get(path);
@@ -51,13 +78,18 @@ function preload(way) {
 
 const path = location.pathname;
 const game = path.match(/^\/games\/([^/]+)$/);
+const signedIn = Boolean(localStorage.getItem("scorpion.token") && localStorage.getItem("scorpion.username"));
 if (game) {
   // Signed in, the game is most likely one's own to play; else it is watched.
-  preload(localStorage.getItem("scorpion.token") ? "play" : "watch");
+  preload(signedIn ? "play" : "watch");
   try {
-    send(`/games/${encodeURIComponent(decodeURIComponent(game[1]))}`);
+    const wanted = `/games/${encodeURIComponent(decodeURIComponent(game[1]))}`;
+    // Carried by the shell (views/game.js asks again, once the board is drawn, only when
+    // a signed-in visitor's copy might show more): no request.
+    if (!carried.has(wanted)) send(wanted);
   } catch {
     // a malformed address: the page says so once it loads
   }
 }
-if (!path.startsWith("/signin")) send("/rules"); // nearly every page draws rulesets
+// Nearly every page draws rulesets.
+if (!path.startsWith("/signin") && !carried.has("/rules")) send("/rules");

@@ -4,6 +4,7 @@
 // other pages through router.js, never through here.
 
 import * as api from "./api.js";
+import { dropCarried } from "./boot.js";
 import { h, replace } from "./dom.js";
 import { LANGS, getLang, loadLang, onLangChange, setLang, t } from "./i18n.js";
 import { navigate, onNavigate } from "./router.js";
@@ -30,6 +31,7 @@ let generation = 0;
 
 async function route() {
   const mine = ++generation;
+  if (mine > 1) dropCarried(); // what the shell carried was for the page it came with
   unmount?.();
   unmount = null;
   const path = location.pathname;
