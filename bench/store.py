@@ -70,7 +70,18 @@ from games import engine  # noqa: E402
 
 RULES = "wasp"
 CLIENTS = (1, 8)
-LEVELS = ("raw", "library", "service", "rmove", "http", "insert", "django", "finish", "rated", "shared")
+LEVELS = (
+    "raw",
+    "library",
+    "service",
+    "rmove",
+    "http",
+    "insert",
+    "django",
+    "finish",
+    "rated",
+    "shared",
+)
 
 Operation = Callable[[], None]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.e2e.players import shoot, signed_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -26,20 +26,6 @@ SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="p
 @pytest.fixture(scope="module")
 def server(live_server_factory):
     return live_server_factory()
-
-
-def signed_up(server: Any, name: str) -> SimpleNamespace:
-    response = httpx.post(
-        f"{server.http}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Cards-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    token = response.json()["token"]
-    api = httpx.Client(
-        base_url=f"{server.http}/api/v1", headers={"Authorization": f"Token {token}"}, timeout=30
-    )
-    return SimpleNamespace(name=name, token=token, api=api)
 
 
 def open_game(
@@ -71,14 +57,6 @@ def open_game(
     )
     page.goto(f"{server.http}/games/{game}")
     return page, refused, scripts
-
-
-def shoot(page: Any, shots: Path, name: str) -> None:
-    size = page.viewport_size
-    page.wait_for_timeout(400)
-    page.screenshot(
-        path=str(shots / f"{name}-{size['width']}x{size['height']}.png"), full_page=True
-    )
 
 
 @pytest.mark.parametrize("size", SIZES)
