@@ -15,6 +15,10 @@
 #define NO_CARD (-1)
 #define MAXSTEPS 4096
 #define MAXWAYS (NS_MAXCARDS * 8)
+/* Room for a key: the undealt mark, each column's length byte and bytes, the cells' mark
+ * and cards (at most 1 + NS_MAXCOLS + NS_DATA + 1 + NS_MAXCELLS), with room to spare. */
+#define KEY_ROOM (NS_DATA * 2 + NS_MAXCELLS + NS_SPARE)
+#define KEY_MAX (1 + NS_MAXCOLS + NS_DATA + 1 + NS_MAXCELLS)
 
 /* Move ordering, as search.py's _P_* (higher first). */
 enum { P_RUN = 1000, P_FLIP = 100, P_EMPTIES = 40, P_BUILD = 10, P_KING = 5, P_DEAL = -1, P_BREAKS = -50 };
@@ -42,6 +46,12 @@ typedef struct {
      * that empties no column and fills none keeps every bottom card, so a child inherits
      * its parent's order, and its key needs no sorting. */
     uint8_t ordered;
+    /* Set by play only, where the child inherits its parent's order (``ordered`` from
+     * it): the child's key may be spliced from its parent's (splice_key). Not the same as
+     * ``ordered``, which make_key also sets, with the child's own order: a search stopped
+     * on its budget looks at that child again when it goes on, and its key spliced from
+     * its parent's would then be in the wrong order. */
+    uint8_t as_parent;
     uint8_t order[NS_MAXCOLS];
 } pos_t;
 

@@ -275,6 +275,7 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
     child->kept = !runs && !(mode == NS_ALL && !s->settled);
     child->built = 1;
     child->ordered = node->ordered && !runs && v[t].len - npile > 1 && (step.kind || b);
+    child->as_parent = child->ordered;
     if (child->ordered)
         memcpy(child->order, node->order, sizeof child->order);
     child->step = step;
@@ -304,6 +305,7 @@ static void deal(ns_search *s, const pos_t *node, pos_t *child)
     memcpy(child->cells, node->cells, sizeof child->cells);
     child->step = (step_t){2, 0, 0, 0};
     child->ordered = 0;
+    child->as_parent = 0;
     child->kept = 0;
     child->built = 1;
     child->dealt = 1;
@@ -891,23 +893,63 @@ static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out)
     return cells_part(s, p->cells, -1, out);
 }
 
-/* make_key of ``child``, a child of the frame's position whose columns are in the same
- * order (one deck, ``ordered``): the parent's key with the columns the move changed, and
- * the cells after a move from a cell, put in. The same bytes as make_key's. */
-static int splice_key(const ns_search *s, const frame_t *f, const pos_t *child, uint8_t *out)
+/* Whether the frame's key and layout are the parent's, as far as splicing a child's key
+ * from them reads them: the key lies within the table's keys, and column ``x`` (and ``y``
+ * unless -1; x's segment first) has its segment, in order, within the columns' part, with
+ * the parent's length there; the child's columns of ``lx`` and ``ly`` bytes then fit a
+ * key. A splice that finds otherwise (a bug: it cannot) makes the key afresh instead. */
+static int splice_ok(const ns_search *s, const frame_t *f, const pos_t *parent, int x, int y, int lx, int ly)
 {
-    const uint8_t *parent = s->keys + f->key;
+    if (f->key < 0 || (size_t)f->key >= s->keys_len || x < 0 || x >= s->ncols || y >= s->ncols || y == x)
+        return 0;
+    const uint8_t *key = s->keys + f->key;
+    int plen = key[0], cells_at = f->cells_at;
+    if ((size_t)f->key + 1 + (size_t)plen > s->keys_len || cells_at > plen ||
+        (!s->has_cells && cells_at != plen))
+        return 0;
+    key++;
+    int sx = f->seg[x];
+    if (sx < 1 || sx >= cells_at || key[sx] != LEN(parent, x) || sx + 1 + key[sx] > cells_at)
+        return 0;
+    int size = plen - 1 - key[sx] + lx;
+    if (y >= 0) {
+        int sy = f->seg[y];
+        if (sy < sx + 1 + key[sx] || sy >= cells_at || key[sy] != LEN(parent, y) ||
+            sy + 1 + key[sy] > cells_at)
+            return 0;
+        size += ly - 1 - key[sy];
+    }
+    return size <= KEY_MAX;
+}
+
+/* make_key of ``child``, a child of the frame's position ``node`` that kept its order
+ * (one deck, ``as_parent``): the parent's key with the columns the move changed, and
+ * the cells after a move from a cell, put in. The same bytes as make_key's; -1 where the
+ * frame's key cannot be spliced (splice_ok). */
+static int splice_key(const ns_search *s, const frame_t *f, const pos_t *node, const pos_t *child, uint8_t *out)
+{
+    const uint8_t *parent = s->keys + (f->key < 0 ? 0 : f->key);
     int plen = parent[0];
     parent++;
+    if (child->step.kind > 1)
+        return -1;
     int x = child->step.kind == 0 ? child->step.c : child->step.b, y = -1;
+    if (x >= s->ncols)
+        return -1;
     if (child->step.kind == 0) {
         y = child->step.a;
+        if (y >= s->ncols)
+            return -1;
         if (f->seg[y] < f->seg[x]) {
             int z = x;
             x = y;
             y = z;
         }
+    } else if (child->step.a >= s->ncells) {
+        return -1;
     }
+    if (!splice_ok(s, f, node, x, y, 1 + LEN(child, x), y < 0 ? 0 : 1 + LEN(child, y)))
+        return -1;
     int from = f->seg[x], at = from;
     copy_col(out, parent, from);
     int len = LEN(child, x);
@@ -942,19 +984,28 @@ static int splice_key(const ns_search *s, const frame_t *f, const pos_t *child, 
  * cards (the last face-down one turned up where it is the last), a cell is emptied. */
 static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent, step_t step, uint8_t *out)
 {
-    const uint8_t *key = s->keys + f->key;
+    const uint8_t *key = s->keys + (f->key < 0 ? 0 : f->key);
     int plen = key[0];
     key++;
+    if (step.kind > 1)
+        return -1;
     int t = step.kind == 0 ? step.c : step.b;
+    if (t >= s->ncols)
+        return -1;
     const uint8_t *dest = COL(parent, t);
     int destlen = LEN(parent, t);
     const uint8_t *pile;
     int npile;
     uint8_t card[NS_SPARE] = {0};
     if (step.kind == 0) {
+        /* A plain move takes a pile of face-up cards, not the whole column. */
+        if (step.a >= s->ncols || step.b < 1 || step.b >= LEN(parent, step.a) - 1)
+            return -1;
         pile = COL(parent, step.a) + 1 + step.b;
         npile = LEN(parent, step.a) - 1 - step.b;
     } else {
+        if (step.a >= s->ncells || parent->cells[step.a] < 0)
+            return -1;
         card[0] = (uint8_t)parent->cells[step.a];
         pile = card;
         npile = 1;
@@ -967,6 +1018,9 @@ static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent
             y = t;
         }
     }
+    int lt = 1 + destlen + npile, la = step.kind == 0 ? 2 + step.b : 0;
+    if (!splice_ok(s, f, parent, x, y, x == t ? lt : la, y < 0 ? 0 : y == t ? lt : la))
+        return -1;
     int from = f->seg[x], at = from;
     copy_col(out, key, from);
     for (int turn = 0; turn < 2; turn++) {
@@ -1158,7 +1212,7 @@ static int start(ns_search *s)
         if (lost)
             return NS_LOST;
     }
-    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + NS_SPARE];
+    uint8_t key[KEY_ROOM];
     int len = make_key(s, root, key);
     uint64_t h = hash_key(key, len);
     size_t slot;
@@ -1184,7 +1238,7 @@ int ns_run(ns_search *s, int64_t budget)
             return s->decided = r;
     }
     int64_t nodes = s->nodes;
-    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + NS_SPARE];
+    uint8_t key[KEY_ROOM];
     pos_t node;
     while (s->nframes) {
         frame_t *f = &s->frames[s->nframes - 1];
@@ -1196,9 +1250,25 @@ int ns_run(ns_search *s, int64_t budget)
         size_t kid = f->base + (size_t)s->rank[f->base + (size_t)f->at];
         pos_t *child = &s->kids[kid];
         const pos_t *parent = f->parent < 0 ? &s->root : &s->kids[f->parent];
-        int len = !child->built              ? splice_step(s, f, parent, child->step, key)
-                  : f->key >= 0 && child->ordered ? splice_key(s, f, child, key)
-                                                  : make_key(s, child, key);
+        /* A child is spliced from its parent only where it kept its parent's order
+         * (as_parent), never on ``ordered`` alone: make_key sets that too, with the
+         * child's own order, and a search stopped on its budget at this child looks at it
+         * again when it goes on. */
+        int len = -1;
+        if (f->key >= 0 && !child->built)
+            len = splice_step(s, f, parent, child->step, key);
+        else if (f->key >= 0 && child->as_parent)
+            len = splice_key(s, f, parent, child, key);
+#ifdef NS_STRICT_SPLICE
+        /* Checked builds (docs/architecture.md): a splice refused is a bug. */
+        if (len < 0 && f->key >= 0 && (!child->built || child->as_parent))
+            abort();
+#endif
+        if (len < 0) {
+            if (!child->built)
+                play(s, parent, child->step, child);
+            len = make_key(s, child, key);
+        }
         uint64_t h = hash_key(key, len);
         size_t slot;
         if (table_find(s, key, len, h, &slot)) {
