@@ -928,9 +928,6 @@ static int splice_ok(const ns_search *s, const frame_t *f, const pos_t *parent, 
  * frame's key cannot be spliced (splice_ok). */
 static int splice_key(const ns_search *s, const frame_t *f, const pos_t *node, const pos_t *child, uint8_t *out)
 {
-    const uint8_t *parent = s->keys + (f->key < 0 ? 0 : f->key);
-    int plen = parent[0];
-    parent++;
     if (child->step.kind > 1)
         return -1;
     int x = child->step.kind == 0 ? child->step.c : child->step.b, y = -1;
@@ -950,6 +947,9 @@ static int splice_key(const ns_search *s, const frame_t *f, const pos_t *node, c
     }
     if (!splice_ok(s, f, node, x, y, 1 + LEN(child, x), y < 0 ? 0 : 1 + LEN(child, y)))
         return -1;
+    const uint8_t *parent = s->keys + f->key;
+    int plen = parent[0];
+    parent++;
     int from = f->seg[x], at = from;
     copy_col(out, parent, from);
     int len = LEN(child, x);
@@ -984,9 +984,6 @@ static int splice_key(const ns_search *s, const frame_t *f, const pos_t *node, c
  * cards (the last face-down one turned up where it is the last), a cell is emptied. */
 static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent, step_t step, uint8_t *out)
 {
-    const uint8_t *key = s->keys + (f->key < 0 ? 0 : f->key);
-    int plen = key[0];
-    key++;
     if (step.kind > 1)
         return -1;
     int t = step.kind == 0 ? step.c : step.b;
@@ -1021,6 +1018,9 @@ static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent
     int lt = 1 + destlen + npile, la = step.kind == 0 ? 2 + step.b : 0;
     if (!splice_ok(s, f, parent, x, y, x == t ? lt : la, y < 0 ? 0 : y == t ? lt : la))
         return -1;
+    const uint8_t *key = s->keys + f->key;
+    int plen = key[0];
+    key++;
     int from = f->seg[x], at = from;
     copy_col(out, key, from);
     for (int turn = 0; turn < 2; turn++) {
