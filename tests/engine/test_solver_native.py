@@ -23,7 +23,7 @@ import pytest
 
 from games.engine import RULESETS, State, apply, legal_actions, new_game, seeded_deal
 from games.engine.solver import Solution, native, solve, systematic
-from games.engine.solver.search import Search
+from games.engine.solver.search import Decided, Search
 from games.engine.state import PLAYING, WON, position
 
 
@@ -130,10 +130,10 @@ def test_a_search_goes_on_where_it_stopped() -> None:
     assert resumed >= 1
 
 
-def _stopped_after_every_node(search, limit: int) -> list:
+def _stopped_after_every_node(search: native.Searcher, limit: int) -> list[Decided]:
     """The answers of ``search`` run with budgets 1, 2, 3, ... ``limit`` (each call going on
     from where the last one stopped), to the first that decides."""
-    answers = []
+    answers: list[Decided] = []
     for budget in range(1, limit + 1):
         answers.append(search.run(budget))
         if answers[-1][0] != "unknown":
@@ -158,9 +158,7 @@ def test_a_search_stopped_after_every_node_searches_as_one_run(name: str) -> Non
         assert ours[-1] == Search(rules, state).run(limit), (name, seed)
         # A probe, with its random order, stopped and resumed alike.
         theirs_rng, ours_rng = random.Random(seed), random.Random(seed)
-        python = _stopped_after_every_node(
-            Search(rules, state, jitter=theirs_rng, focus=True), 300
-        )
+        python = _stopped_after_every_node(Search(rules, state, jitter=theirs_rng, focus=True), 300)
         probe = native.NativeSearch(rules, state, jitter=ours_rng, focus=True)
         assert _stopped_after_every_node(probe, 300) == python, (name, seed)
         assert ours_rng.getstate() == theirs_rng.getstate()
