@@ -23,7 +23,7 @@ import pytest
 
 from games.engine import RULESETS, State, apply, legal_actions, new_game, seeded_deal
 from games.engine.solver import Solution, native, solve, systematic
-from games.engine.solver.search import Search
+from games.engine.solver.search import Decided, Search
 from games.engine.state import PLAYING, WON, position
 
 
@@ -128,6 +128,71 @@ def test_a_search_goes_on_where_it_stopped() -> None:
             assert first == Search(rules, state).run(200)
         assert twice.run(4000) == once
     assert resumed >= 1
+
+
+def _stopped_after_every_node(search: native.Searcher, limit: int) -> list[Decided]:
+    """The answers of ``search`` run with budgets 1, 2, 3, ... ``limit`` (each call going on
+    from where the last one stopped), to the first that decides."""
+    answers: list[Decided] = []
+    for budget in range(1, limit + 1):
+        answers.append(search.run(budget))
+        if answers[-1][0] != "unknown":
+            break
+    return answers
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_a_search_stopped_after_every_node_searches_as_one_run(name: str) -> None:
+    """A search stopped on its budget at every node and resumed each time gives, at each
+    budget, what the Python search gives, and in the end what one uninterrupted run gives.
+    A stop leaves the child it stopped at to be looked at again; the C core once spliced
+    that child's key a second time from its parent's, though its columns were no longer in
+    its parent's order, and read a key of negative length (a crash in a full test run)."""
+    rules = RULESETS[name]
+    limit = 600
+    for seed in range(3):
+        state = new_game(rules, seeded_deal(rules, seed))
+        python = _stopped_after_every_node(Search(rules, state), limit)
+        ours = _stopped_after_every_node(native.NativeSearch(rules, state), limit)
+        assert ours == python, (name, seed)
+        assert ours[-1] == Search(rules, state).run(limit), (name, seed)
+        # A probe, with its random order, stopped and resumed alike.
+        theirs_rng, ours_rng = random.Random(seed), random.Random(seed)
+        python = _stopped_after_every_node(Search(rules, state, jitter=theirs_rng, focus=True), 300)
+        probe = native.NativeSearch(rules, state, jitter=ours_rng, focus=True)
+        assert _stopped_after_every_node(probe, 300) == python, (name, seed)
+        assert ours_rng.getstate() == theirs_rng.getstate()
+
+
+def test_a_search_searched_again_from_scratch_at_every_budget_agrees() -> None:
+    """New searches one after another, each with one node more, on one thread: each starts
+    from the last one's memory (the core keeps a freed search for the next) and must not
+    see any of it."""
+    for name in ("easy", "classic", "double"):
+        rules = RULESETS[name]
+        state = new_game(rules, seeded_deal(rules, 1))
+        for budget in range(1, 120):
+            python = Search(rules, state).run(budget)
+            assert native.NativeSearch(rules, state).run(budget) == python, (name, budget)
+            assert solve(rules, state, budget, core="native") == solve(
+                rules, state, budget, core="python"
+            ), (name, budget)
+
+
+def test_a_core_not_initialised_raises() -> None:
+    """A Core made without __init__, or whose __init__ failed, raises: it does not crash."""
+    from games.engine.solver import _native
+
+    bare = _native.Core.__new__(_native.Core)
+    with pytest.raises(RuntimeError):
+        bare.run(10)
+    rules = RULESETS["classic"]
+    state = new_game(rules, seeded_deal(rules, 0))
+    core = native.NativeSearch(rules, state).core
+    with pytest.raises((TypeError, ValueError)):
+        core.__init__((), (), (), (), (), 0, 1, 0, 0)
+    with pytest.raises(RuntimeError):
+        core.run(10)
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))

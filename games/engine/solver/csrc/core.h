@@ -15,6 +15,10 @@
 #define NO_CARD (-1)
 #define MAXSTEPS 4096
 #define MAXWAYS (NS_MAXCARDS * 8)
+/* Room for a key: the undealt mark, each column's length byte and bytes, the cells' mark
+ * and cards (at most 1 + NS_MAXCOLS + NS_DATA + 1 + NS_MAXCELLS), with room to spare. */
+#define KEY_ROOM (NS_DATA * 2 + NS_MAXCELLS + NS_SPARE)
+#define KEY_MAX (1 + NS_MAXCOLS + NS_DATA + 1 + NS_MAXCELLS)
 
 /* Move ordering, as search.py's _P_* (higher first). */
 enum { P_RUN = 1000, P_FLIP = 100, P_EMPTIES = 40, P_BUILD = 10, P_KING = 5, P_DEAL = -1, P_BREAKS = -50 };
@@ -27,16 +31,27 @@ typedef struct {
 /* search.py's Child: column c is data[start[c] .. start[c + 1]]. */
 typedef struct {
     uint8_t start[NS_MAXCOLS + 1];
-    uint8_t data[NS_DATA + 8]; /* 8 to spare: head() reads 8 bytes from any column */
+    uint8_t data[NS_DATA + NS_SPARE]; /* to spare: copy_col, and head() reads 8 bytes */
     int8_t cells[NS_MAXCELLS];
     step_t step;
     uint8_t dealt, won;
+    /* Made by a move that changed only its two columns (and a cell): no run left. */
+    uint8_t kept;
+    /* 0: a kid of which only the step, priority and won are set (a plain move, found
+     * seen or not from its parent's key), played only if it is new. */
+    uint8_t built;
     uint16_t removed;
     int32_t priority;
     /* With one deck, the columns by bottom card (order_by_bottom) once ``ordered``: a move
      * that empties no column and fills none keeps every bottom card, so a child inherits
      * its parent's order, and its key needs no sorting. */
     uint8_t ordered;
+    /* Set by play only, where the child inherits its parent's order (``ordered`` from
+     * it): the child's key may be spliced from its parent's (splice_key). Not the same as
+     * ``ordered``, which make_key also sets, with the child's own order: a search stopped
+     * on its budget looks at that child again when it goes on, and its key spliced from
+     * its parent's would then be in the wrong order. */
+    uint8_t as_parent;
     uint8_t order[NS_MAXCOLS];
 } pos_t;
 
@@ -55,6 +70,18 @@ typedef struct {
     int count;
     int at;
     int mark;
+    /* With one deck, where the parent's key lies in the table's keys (-1: nowhere), and
+     * in it each column's length byte and the cells' part: a child whose columns keep
+     * their order has the parent's key with one or two columns changed (splice_key). */
+    int64_t key;
+    /* The parent: its index on the kid stack, or -1 for the root. */
+    int64_t parent;
+    uint8_t seg[NS_MAXCOLS];
+    uint8_t cells_at;
+    /* With one deck and one place per card, where each face-up card of the parent lies
+     * (its column, or IN_CELL + its cell; NOWHERE) and at which index: a child that
+     * ``kept`` the other columns needs only its two changed columns looked at again. */
+    uint8_t where[52], index[52];
 } frame_t;
 
 /* departures.py's Entry. */
@@ -100,10 +127,12 @@ typedef struct {
     int todo[NS_MAXCARDS];
 } dep_t;
 
-/* A slot of the transposition table: a key's hash (0: empty) and where the key is. */
+/* A slot of the transposition table, 8 bytes so that more of it stays in the caches: the
+ * high half of a key's hash (whose low bits place it) and where the key is, in 8 bytes
+ * from the start of the keys, plus 1 (0: empty). */
 typedef struct {
-    uint64_t hash;
-    uint64_t offset;
+    uint32_t check;
+    uint32_t at8;
 } slot_t;
 
 struct ns_search {
@@ -132,14 +161,15 @@ struct ns_search {
     size_t nframes, frames_cap;
     step_t *path;
     size_t npath, path_cap;
-    /* the transposition table: keys one after another, and slots of (hash, offset) */
+    /* the transposition table: keys one after another (each at a multiple of 8), and
+     * slots */
     uint8_t *keys;
     size_t keys_len, keys_cap;
     slot_t *slots;
     size_t table_cap, table_len;
     /* Scratch, not zeroed: everything from here on is written before it is read. */
     uint32_t mt[624]; /* Python's Mersenne Twister, set by ns_mt_set before a probe runs */
-    uint8_t scratch[NS_MAXCOLS][NS_DATA + 8];
+    uint8_t scratch[NS_MAXCOLS][NS_DATA + NS_SPARE];
     step_t steps[MAXSTEPS];
     double sort_keys[MAXSTEPS + 1];
     dep_t dep;
@@ -161,12 +191,14 @@ static inline int grow(void **items, size_t *cap, size_t need, size_t size)
     return 1;
 }
 
-/* Copy ``n`` bytes 8 at a time (no call into the C library for a few bytes): both sides
- * have 8 bytes to spare past any column. */
+/* Copy ``n`` bytes 16 at a time, the first 16 whatever ``n`` (no call into the C library
+ * for a few bytes, and a loop that is rarely taken, so rarely mispredicted): both sides
+ * have NS_SPARE bytes to spare past any column or key. */
 static inline void copy_col(uint8_t *dst, const uint8_t *src, int n)
 {
-    for (int k = 0; k < n; k += 8)
-        memcpy(dst + k, src + k, 8);
+    memcpy(dst, src, 16);
+    for (int k = 16; k < n; k += 16)
+        memcpy(dst + k, src + k, 16);
 }
 
 /* lost_as_it_stands (departures.c): whether stranded cards, and with two decks two copies

@@ -1,13 +1,36 @@
 /* Which cards of a position can ever leave their place: stranded cards and two copies, one
- * place, of search.c,
- * as games/engine/solver/departures.py computes them (its docstring gives the argument).
+ * place, of search.c, as games/engine/solver/departures.py computes them (its docstring
+ * gives the argument).
  *
- * With two decks, two copies with one place reads the order in which cards join the closure
- * and why each
- * did, so the dep_* functions follow departures.py step by step, in its order, with its
- * dicts as arrays indexed by card or by place. With one deck only the closure itself
- * matters: stranded_one_deck finds it on bit sets. */
+ * Only sets decide: the least set closed under departures.py's conditions, with or without
+ * one card held in place. So the closure is found by passes over the cards on bit sets
+ * (dep_closure; with one deck, stranded_one_deck), which may let cards in in another order
+ * than departures.py's queue: the same set, and the same answers. With two decks, two
+ * copies, one place also reads the order in which cards joined and why each did, to settle
+ * most pairs without a second closure; any such derivation settles them alike. */
 #include "core.h"
+
+/* A set of places, one bit each (a position has at most NS_MAXCARDS cards in columns). */
+typedef struct {
+    uint64_t w[2];
+} places_t;
+
+#define HAS(set, i) ((set).w[(i) >> 6] >> ((i)&63) & 1)
+#define ADD(set, i) ((set).w[(i) >> 6] |= 1ULL << ((i)&63))
+
+/* The places low..high-1. */
+static places_t span(int low, int high)
+{
+    places_t set = {{0, 0}};
+    for (int word = 0; word < 2; word++) {
+        int a = low - 64 * word, b = high - 64 * word;
+        a = a < 0 ? 0 : a > 64 ? 64 : a;
+        b = b < 0 ? 0 : b > 64 ? 64 : b;
+        if (b > a)
+            set.w[word] = (b - a == 64 ? ~0ULL : ((1ULL << (b - a)) - 1)) << a;
+    }
+    return set;
+}
 
 /* Departures.__init__; ``free`` has bit ``card`` set for a card in the reserve or a cell. */
 static void dep_build(ns_search *s, dep_t *d, const pos_t *p, uint64_t free)
@@ -282,17 +305,86 @@ static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty)
     return 1;
 }
 
-/* Departures.closure: the order in which each card joined, in d->order (NEVER if never). */
-static int dep_closure(dep_t *d)
+/* Departures.closure: the order in which each card joined, in d->order (NEVER if never),
+ * and the cards that let each one in, in d->why.
+ *
+ * Found by passes over the cards not in yet, on bit sets, until a pass adds none, where
+ * departures.py works through a queue of the cards waiting on each card: the cards may
+ * join in another order, but the set is the same (a set closed under these conditions has
+ * one least fixed point), and so is every answer read from the order. A card's order and
+ * its causes are a derivation: each cause joined before it. two copies, one place reads
+ * them only to rule out quickly that a card may depart only after another one (it may
+ * not, when it joined first or no chain of causes leads back to the other), and a
+ * derivation that does not pass through a card shows a line in which it never moves; what
+ * is left is decided on the closure with that card held (dep_without), a set again. */
+static void dep_closure(dep_t *d)
 {
-    uint8_t leaves[NS_MAXCARDS];
-    for (int i = 0; i < d->total; i++)
+    int total = d->total;
+    for (int i = 0; i < total; i++)
         d->order[i] = NEVER;
-    memset(d->nwhy, 0, sizeof(int) * (size_t)d->total);
-    memset(leaves, 0, (size_t)d->total);
-    for (int k = 0; k < d->nentries; k++)
-        d->list[k] = k;
-    return dep_grow(d, leaves, d->order, d->nentries, d->any_empty);
+    places_t leaves = {{0, 0}};
+    int any_empty = d->any_empty, emptied = -1, step = 0;
+    int *pending = d->list, npending = d->nentries;
+    for (int k = 0; k < npending; k++)
+        pending[k] = k;
+    for (;;) {
+        int kept = 0;
+        for (int k = 0; k < npending; k++) {
+            const entry_t *e = &d->entries[pending[k]];
+            int cause[3] = {0, 0, 0}, n = 0, ok;
+            if (e->up >= 0) {
+                if (!HAS(leaves, e->up)) {
+                    pending[kept++] = pending[k];
+                    continue;
+                }
+                cause[n++] = e->up;
+            }
+            ok = e->none;
+            if (!ok && e->to_empty && any_empty) {
+                if (emptied >= 0)
+                    cause[n++] = emptied;
+                ok = 1;
+            }
+            for (int w = 0; !ok && w < e->nways; w++) {
+                const way_t *way = &d->ways[e->way0 + w];
+                if (way->cover >= 0 && !HAS(leaves, way->cover))
+                    continue;
+                int between = -1;
+                if (way->low != way->high) {
+                    places_t both = span(way->low, way->high);
+                    both.w[0] &= leaves.w[0];
+                    both.w[1] &= leaves.w[1];
+                    if (both.w[0])
+                        between = __builtin_ctzll(both.w[0]);
+                    else if (both.w[1])
+                        between = 64 + __builtin_ctzll(both.w[1]);
+                    else
+                        continue;
+                }
+                if (way->cover >= 0)
+                    cause[n++] = way->cover;
+                if (between >= 0)
+                    cause[n++] = between;
+                ok = 1;
+            }
+            if (!ok) {
+                pending[kept++] = pending[k];
+                continue;
+            }
+            int i = e->i;
+            ADD(leaves, i);
+            d->order[i] = step++;
+            memcpy(d->why[i], cause, sizeof cause);
+            d->nwhy[i] = n;
+            if (!any_empty && d->is_emptier[i]) {
+                any_empty = 1;
+                emptied = i;
+            }
+        }
+        if (kept == npending)
+            return;
+        npending = kept;
+    }
 }
 
 /* Departures.without: the least set with ``held`` never departing, into ``leaves``. */
@@ -409,32 +501,9 @@ static int dep_one_place(dep_t *d)
     return 0;
 }
 
-/* A set of places, one bit each (a position has at most NS_MAXCARDS cards in columns). */
-typedef struct {
-    uint64_t w[2];
-} places_t;
-
-#define HAS(set, i) ((set).w[(i) >> 6] >> ((i)&63) & 1)
-#define ADD(set, i) ((set).w[(i) >> 6] |= 1ULL << ((i)&63))
-
-/* The places low..high-1. */
-static places_t span(int low, int high)
-{
-    places_t set = {{0, 0}};
-    for (int word = 0; word < 2; word++) {
-        int a = low - 64 * word, b = high - 64 * word;
-        a = a < 0 ? 0 : a > 64 ? 64 : a;
-        b = b < 0 ? 0 : b > 64 ? 64 : b;
-        if (b > a)
-            set.w[word] = (b - a == 64 ? ~0ULL : ((1ULL << (b - a)) - 1)) << a;
-    }
-    return set;
-}
-
 /* Stranded cards with one deck: whether a needed card lies outside the least set closed
  * under departures.py's conditions. Only that set matters here (not the order in which
- * cards join it, which two copies with one place reads), and a set has one least fixed
- * point, so it is
+ * cards join it, which two copies with one place reads), and a set has one least fixed point, so it is
  * found by passes over the cards until one adds nothing: the same answer as
  * Departures.closure, with bit sets in place of its lists. */
 static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
@@ -602,8 +671,7 @@ int ns_stranded(ns_search *s, const pos_t *p)
     dep_build(s, d, p, free);
     if (!d->missing)
         return 0;
-    if (!dep_closure(d))
-        return -1;
+    dep_closure(d);
     for (int i = 0; i < d->total; i++)
         if (d->needed[i] && d->order[i] == NEVER)
             return 1;

@@ -134,6 +134,15 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
     static char *names[] = {SEARCH_NAMES, NULL};
     PyObject *down, *columns, *cells, *reserve, *reserve_to;
     int removed, decks, mode, flags;
+    /* A search running in another thread (without the GIL) must not be freed under it. */
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Core.run is running in another thread");
+        return -1;
+    }
+    /* A Core whose __init__ fails has no search: run() then raises, as on a Core made
+     * without __init__ (Core.__new__), rather than going on with an older one. */
+    ns_free(self->search);
+    self->search = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, SEARCH_FORMAT, names,
                                      SEARCH_ARGS(down, columns, cells, reserve, reserve_to, removed,
                                                  decks, mode, flags)))
@@ -141,7 +150,6 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
     ns_search *search = new_search(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags);
     if (!search)
         return -1;
-    ns_free(self->search);
     self->search = search;
     return 0;
 }
@@ -149,6 +157,7 @@ static int Core_init(CoreObject *self, PyObject *args, PyObject *kwds)
 static void Core_dealloc(CoreObject *self)
 {
     ns_free(self->search);
+    self->search = NULL;
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

@@ -159,15 +159,51 @@ static void pack(const ns_search *s, pos_t *out, const view_t *v)
     out->start[s->ncols] = (uint8_t)at;
 }
 
+/* pack, where only columns ``x`` and ``y`` (x <= y; x == y for one) differ from ``node``:
+ * the columns between them, and after, are copied in one piece each. */
+static void pack_two(const ns_search *s, const pos_t *node, pos_t *out, const view_t *v, int x, int y)
+{
+    int ncols = s->ncols;
+    memcpy(out->start, node->start, sizeof out->start);
+    copy_col(out->data, node->data, node->start[x]);
+    int at = node->start[x];
+    copy_col(out->data + at, v[x].p, v[x].len);
+    at += v[x].len;
+    if (y != x) {
+        int from = node->start[x + 1], n = node->start[y] - from, shift = at - from;
+        copy_col(out->data + at, node->data + from, n);
+        at += n;
+        for (int c = x + 1; c <= y; c++)
+            out->start[c] = (uint8_t)(out->start[c] + shift);
+        copy_col(out->data + at, v[y].p, v[y].len);
+        at += v[y].len;
+    }
+    /* Always: copy_col may have written up to 7 bytes past column y. */
+    int from = node->start[y + 1], shift = at - from;
+    copy_col(out->data + at, node->data + from, node->start[ncols] - from);
+    if (shift)
+        for (int c = y + 1; c <= ncols; c++)
+            out->start[c] = (uint8_t)(out->start[c] + shift);
+}
+
 /* Search.play: the child after ``step``. */
 static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
 {
     view_t v[NS_MAXCOLS];
-    views_of(s, node, v);
+    int mode = s->mode;
+    /* Every column is read where every column may change or count: else only the two the
+     * move changes. */
+    int every = mode == NS_STAY || (mode == NS_ALL && !s->settled);
     int priority, t, a = step.a, b = step.b;
+    if (every) {
+        views_of(s, node, v);
+    } else if (step.kind == 0) {
+        v[a].p = COL(node, a);
+        v[a].len = LEN(node, a);
+    }
     const uint8_t *pile;
     int npile;
-    uint8_t cell_pile[8] = {0};
+    uint8_t cell_pile[NS_SPARE] = {0};
     memcpy(child->cells, node->cells, sizeof child->cells);
     if (step.kind == 0) {
         t = step.c;
@@ -180,8 +216,8 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
             priority = P_EMPTIES;
         } else if (b == src[0]) {
             uint8_t *rest = s->scratch[a];
+            copy_col(rest + 1, src + 1, b);
             rest[0] = (uint8_t)(b - 1);
-            memcpy(rest + 1, src + 1, (size_t)b);
             v[a].p = rest;
             v[a].len = 1 + b;
             priority = P_FLIP;
@@ -211,7 +247,6 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
     v[t].p = landed;
     v[t].len = LEN(node, t) + npile;
     int runs = 0;
-    int mode = s->mode;
     if (mode == NS_DESTINATION) {
         /* Only a column that ends in an Ace over 13 face-up cards can lose a run. */
         if (landed[v[t].len - 1] % 13 == 0 && v[t].len - 1 - landed[0] >= 13)
@@ -231,8 +266,16 @@ static void play(ns_search *s, const pos_t *node, step_t step, pos_t *child)
     if (runs)
         priority += runs * P_RUN;
     child->won = (uint8_t)(mode != NS_STAY ? removed >= s->need : is_won(s, v, removed));
-    pack(s, child, v);
+    if (mode == NS_ALL && !s->settled)
+        pack(s, child, v);
+    else if (step.kind == 0)
+        pack_two(s, node, child, v, a < t ? a : t, a < t ? t : a);
+    else
+        pack_two(s, node, child, v, t, t);
+    child->kept = !runs && !(mode == NS_ALL && !s->settled);
+    child->built = 1;
     child->ordered = node->ordered && !runs && v[t].len - npile > 1 && (step.kind || b);
+    child->as_parent = child->ordered;
     if (child->ordered)
         memcpy(child->order, node->order, sizeof child->order);
     child->step = step;
@@ -262,6 +305,9 @@ static void deal(ns_search *s, const pos_t *node, pos_t *child)
     memcpy(child->cells, node->cells, sizeof child->cells);
     child->step = (step_t){2, 0, 0, 0};
     child->ordered = 0;
+    child->as_parent = 0;
+    child->kept = 0;
+    child->built = 1;
     child->dealt = 1;
     child->removed = (uint16_t)removed;
     child->won = (uint8_t)is_won(s, v, removed);
@@ -389,26 +435,49 @@ static int general_moves(ns_search *s, const pos_t *p, int *progress)
 
 /* Search.one_target_moves: one deck, same suit; each card's one place found from where
  * each card lies. */
-static int one_target_moves(ns_search *s, const pos_t *p, int *progress)
+/* Where each face-up card of column ``c`` is, into ``where`` and ``index``. */
+static inline void locate(const pos_t *p, int c, uint8_t *where, uint8_t *index)
+{
+    const uint8_t *col = COL(p, c);
+    int len = LEN(p, c);
+    for (int j = 1 + col[0]; j < len; j++) {
+        int card = col[j];
+        where[card] = (uint8_t)c;
+        index[card] = (uint8_t)(j - 1);
+    }
+}
+
+/* Where each face-up card of ``p`` is, and at which index, into the frame ``f`` about to
+ * be pushed: a face-down card can neither move nor be built on, so to one_target_moves it
+ * is as good as nowhere (search.py finds it, then drops it). From the parent's frame
+ * ``up`` where ``p`` kept its other columns: a move changes where the cards of its two
+ * columns lie (a card from a cell lands in a column), no other. */
+static void locate_all(const ns_search *s, const pos_t *p, const frame_t *up, frame_t *f)
+{
+    if (up && p->kept) {
+        memcpy(f->where, up->where, sizeof f->where);
+        memcpy(f->index, up->index, sizeof f->index);
+        if (p->step.kind == 0) {
+            locate(p, p->step.a, f->where, f->index);
+            locate(p, p->step.c, f->where, f->index);
+        } else {
+            locate(p, p->step.b, f->where, f->index);
+        }
+        return;
+    }
+    memset(f->where, NOWHERE, sizeof f->where);
+    for (int c = 0; c < s->ncols; c++)
+        locate(p, c, f->where, f->index);
+    for (int cell = 0; cell < s->ncells; cell++)
+        if (p->cells[cell] >= 0)
+            f->where[p->cells[cell]] = (uint8_t)(IN_CELL + cell);
+}
+
+static int one_target_moves(ns_search *s, const pos_t *p, const frame_t *f, int *progress)
 {
     step_t *steps = s->steps;
     int n = 0;
-    /* Where each face-up card is: a face-down card can neither move nor be built on, so
-     * to this function it is as good as nowhere (search.py finds it, then drops it). */
-    uint8_t where[52], index[52];
-    memset(where, NOWHERE, sizeof where);
-    for (int c = 0; c < s->ncols; c++) {
-        const uint8_t *col = COL(p, c);
-        int len = LEN(p, c);
-        for (int j = 1 + col[0]; j < len; j++) {
-            int card = col[j];
-            where[card] = (uint8_t)c;
-            index[card] = (uint8_t)(j - 1);
-        }
-    }
-    for (int cell = 0; cell < s->ncells; cell++)
-        if (p->cells[cell] >= 0)
-            where[p->cells[cell]] = (uint8_t)(IN_CELL + cell);
+    const uint8_t *where = f->where, *index = f->index;
     int before_deal = !p->dealt && s->nreserve_to;
     int empties[NS_MAXCOLS + 1], nreserve_empty = 0, empty_other = -1;
     for (int t = 0; t < s->ncols; t++) {
@@ -545,15 +614,25 @@ static int kids_room(ns_search *s, size_t n)
     return 1;
 }
 
+static void key_layout(const ns_search *s, const pos_t *p, frame_t *f);
+
 /* Search.children: push a frame of every successor worth searching, most promising first;
  * 0 when out of memory. ``node`` must not lie on the kid stack. */
-static int children(ns_search *s, const pos_t *node, int mark)
+static int plain(const ns_search *s, const pos_t *node, step_t step, int32_t *priority);
+
+static int children(ns_search *s, const pos_t *node, int mark, int64_t key, int64_t parent)
 {
-    int progress;
-    int n = s->one_target ? one_target_moves(s, node, &progress) : general_moves(s, node, &progress);
-    if (!kids_room(s, (size_t)n + 1))
-        return 0;
+    int progress, n;
     if (!grow((void **)&s->frames, &s->frames_cap, s->nframes + 1, sizeof(frame_t)))
+        return 0;
+    frame_t *f = &s->frames[s->nframes];
+    if (s->one_target) {
+        locate_all(s, node, s->nframes ? f - 1 : NULL, f);
+        n = one_target_moves(s, node, f, &progress);
+    } else {
+        n = general_moves(s, node, &progress);
+    }
+    if (!kids_room(s, (size_t)n + 1))
         return 0;
     size_t base = s->nkids;
     pos_t *kids = s->kids + base;
@@ -583,8 +662,19 @@ static int children(ns_search *s, const pos_t *node, int mark)
             goto push;
         }
     }
-    for (int k = 0; k < n; k++)
-        play(s, node, s->steps[k], &kids[count++]);
+    /* With one deck, a plain move's kid is played only once it is found new. */
+    int lazy = key >= 0 && s->mode != NS_STAY && s->settled && node->ordered;
+    for (int k = 0; k < n; k++) {
+        pos_t *kid = &kids[count++];
+        step_t st = s->steps[k];
+        if (lazy && plain(s, node, st, &kid->priority)) {
+            kid->step = st;
+            kid->won = 0;
+            kid->built = 0;
+        } else {
+            play(s, node, st, kid);
+        }
+    }
     if (!node->dealt && s->nreserve && (s->any_time || !progress)) {
         deal(s, node, &kids[count]);
         int lost = 0;
@@ -625,7 +715,15 @@ static int children(ns_search *s, const pos_t *node, int mark)
     }
 push:
     s->nkids = base + (size_t)count;
-    s->frames[s->nframes++] = (frame_t){base, count, 0, mark};
+    s->nframes++;
+    f->base = base;
+    f->count = count;
+    f->at = 0;
+    f->mark = mark;
+    f->key = key;
+    f->parent = parent;
+    if (key >= 0)
+        key_layout(s, node, f);
     return 1;
 }
 
@@ -702,6 +800,10 @@ static void order_by_bottom(const pos_t *p, uint8_t *cols, int n)
  * undealt, then the other columns in an order that depends only on which columns there are
  * (sorted, or with one deck by their bottom cards), each with its length; then the cells,
  * sorted. */
+static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out);
+
+static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent, step_t step, uint8_t *out);
+
 static int make_key(const ns_search *s, pos_t *p, uint8_t *out)
 {
     uint8_t order[NS_MAXCOLS];
@@ -735,58 +837,304 @@ static int make_key(const ns_search *s, pos_t *p, uint8_t *out)
         copy_col(out + at, COL(p, order[k]), len);
         at += len;
     }
-    if (s->has_cells) {
-        int cells[NS_MAXCELLS], m = 0;
-        for (int k = 0; k < s->ncells; k++) {
-            int card = p->cells[k];
-            if (card < 0)
-                continue;
-            int j = m - 1;
-            while (j >= 0 && cells[j] > card) {
-                cells[j + 1] = cells[j];
-                j--;
-            }
-            cells[j + 1] = card;
-            m++;
-        }
-        out[at++] = 0xfc;
-        for (int k = 0; k < m; k++)
-            out[at++] = (uint8_t)cells[k];
-    }
+    if (s->has_cells)
+        at += cells_key(s, p, out + at);
     return at;
 }
 
-static uint64_t hash_key(const uint8_t *key, int len)
+/* Where make_key puts each column of ``p`` (one deck, its order known) in its key: the
+ * offset of its length byte, and of the cells' part (from the columns' lengths, which
+ * need not wait on one another as reading the key's length bytes would). */
+static void key_layout(const ns_search *s, const pos_t *p, frame_t *f)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
-    int k = 0;
-    for (; k + 8 <= len; k += 8) {
-        uint64_t w;
-        memcpy(&w, key + k, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
+    int at = 1;
+    int dealt = p->dealt || !s->nreserve_to;
+    if (!dealt)
+        for (int k = 0; k < s->nreserve_to; k++) {
+            int c = s->reserve_to[k];
+            f->seg[c] = (uint8_t)at;
+            at += LEN(p, c) + 1;
+        }
+    for (int k = 0; k < s->ncols; k++) {
+        int c = p->order[k];
+        if (dealt || !s->is_reserve_col[c]) {
+            f->seg[c] = (uint8_t)at;
+            at += LEN(p, c) + 1;
+        }
     }
-    uint64_t w = 0;
-    memcpy(&w, key + k, (size_t)(len - k));
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 29;
+    f->cells_at = (uint8_t)at;
+}
+
+/* The cells' part of a key: a mark, then the cards in them, sorted; cell ``skip`` (-1:
+ * none) counted as empty. */
+static int cells_part(const ns_search *s, const int8_t *in, int skip, uint8_t *out)
+{
+    int cells[NS_MAXCELLS], m = 0, at = 0;
+    for (int k = 0; k < s->ncells; k++) {
+        int card = in[k];
+        if (card < 0 || k == skip)
+            continue;
+        int j = m - 1;
+        while (j >= 0 && cells[j] > card) {
+            cells[j + 1] = cells[j];
+            j--;
+        }
+        cells[j + 1] = card;
+        m++;
+    }
+    out[at++] = 0xfc;
+    for (int k = 0; k < m; k++)
+        out[at++] = (uint8_t)cells[k];
+    return at;
+}
+
+static int cells_key(const ns_search *s, const pos_t *p, uint8_t *out)
+{
+    return cells_part(s, p->cells, -1, out);
+}
+
+/* Whether the frame's key and layout are the parent's, as far as splicing a child's key
+ * from them reads them: the key lies within the table's keys, and column ``x`` (and ``y``
+ * unless -1; x's segment first) has its segment, in order, within the columns' part, with
+ * the parent's length there; the child's columns of ``lx`` and ``ly`` bytes then fit a
+ * key. A splice that finds otherwise (a bug: it cannot) makes the key afresh instead. */
+static int splice_ok(const ns_search *s, const frame_t *f, const pos_t *parent, int x, int y, int lx, int ly)
+{
+    if (f->key < 0 || (size_t)f->key >= s->keys_len || x < 0 || x >= s->ncols || y >= s->ncols || y == x)
+        return 0;
+    const uint8_t *key = s->keys + f->key;
+    int plen = key[0], cells_at = f->cells_at;
+    if ((size_t)f->key + 1 + (size_t)plen > s->keys_len || cells_at > plen ||
+        (!s->has_cells && cells_at != plen))
+        return 0;
+    key++;
+    int sx = f->seg[x];
+    if (sx < 1 || sx >= cells_at || key[sx] != LEN(parent, x) || sx + 1 + key[sx] > cells_at)
+        return 0;
+    int size = plen - 1 - key[sx] + lx;
+    if (y >= 0) {
+        int sy = f->seg[y];
+        if (sy < sx + 1 + key[sx] || sy >= cells_at || key[sy] != LEN(parent, y) ||
+            sy + 1 + key[sy] > cells_at)
+            return 0;
+        size += ly - 1 - key[sy];
+    }
+    return size <= KEY_MAX;
+}
+
+/* make_key of ``child``, a child of the frame's position ``node`` that kept its order
+ * (one deck, ``as_parent``): the parent's key with the columns the move changed, and
+ * the cells after a move from a cell, put in. The same bytes as make_key's; -1 where the
+ * frame's key cannot be spliced (splice_ok). */
+static int splice_key(const ns_search *s, const frame_t *f, const pos_t *node, const pos_t *child, uint8_t *out)
+{
+    if (child->step.kind > 1)
+        return -1;
+    int x = child->step.kind == 0 ? child->step.c : child->step.b, y = -1;
+    if (x >= s->ncols)
+        return -1;
+    if (child->step.kind == 0) {
+        y = child->step.a;
+        if (y >= s->ncols)
+            return -1;
+        if (f->seg[y] < f->seg[x]) {
+            int z = x;
+            x = y;
+            y = z;
+        }
+    } else if (child->step.a >= s->ncells) {
+        return -1;
+    }
+    if (!splice_ok(s, f, node, x, y, 1 + LEN(child, x), y < 0 ? 0 : 1 + LEN(child, y)))
+        return -1;
+    const uint8_t *parent = s->keys + f->key;
+    int plen = parent[0];
+    parent++;
+    int from = f->seg[x], at = from;
+    copy_col(out, parent, from);
+    int len = LEN(child, x);
+    out[at] = (uint8_t)len;
+    copy_col(out + at + 1, COL(child, x), len);
+    at += 1 + len;
+    from += 1 + parent[from];
+    if (y >= 0) {
+        int n = f->seg[y] - from;
+        copy_col(out + at, parent + from, n);
+        at += n;
+        len = LEN(child, y);
+        out[at] = (uint8_t)len;
+        copy_col(out + at + 1, COL(child, y), len);
+        at += 1 + len;
+        from = f->seg[y] + 1 + parent[f->seg[y]];
+    }
+    int n = f->cells_at - from;
+    copy_col(out + at, parent + from, n);
+    at += n;
+    if (!s->has_cells)
+        return at;
+    if (child->step.kind == 0) {
+        copy_col(out + at, parent + f->cells_at, plen - f->cells_at);
+        return at + plen - f->cells_at;
+    }
+    return at + cells_key(s, child, out + at);
+}
+
+/* splice_key of the kid the plain move ``step`` makes of ``parent`` (the frame's
+ * position), without playing it: column t gains the pile, column a keeps its first b
+ * cards (the last face-down one turned up where it is the last), a cell is emptied. */
+static int splice_step(const ns_search *s, const frame_t *f, const pos_t *parent, step_t step, uint8_t *out)
+{
+    if (step.kind > 1)
+        return -1;
+    int t = step.kind == 0 ? step.c : step.b;
+    if (t >= s->ncols)
+        return -1;
+    const uint8_t *dest = COL(parent, t);
+    int destlen = LEN(parent, t);
+    const uint8_t *pile;
+    int npile;
+    uint8_t card[NS_SPARE] = {0};
+    if (step.kind == 0) {
+        /* A plain move takes a pile of face-up cards, not the whole column. */
+        if (step.a >= s->ncols || step.b < 1 || step.b >= LEN(parent, step.a) - 1)
+            return -1;
+        pile = COL(parent, step.a) + 1 + step.b;
+        npile = LEN(parent, step.a) - 1 - step.b;
+    } else {
+        if (step.a >= s->ncells || parent->cells[step.a] < 0)
+            return -1;
+        card[0] = (uint8_t)parent->cells[step.a];
+        pile = card;
+        npile = 1;
+    }
+    int x = t, y = -1;
+    if (step.kind == 0) {
+        y = step.a;
+        if (f->seg[y] < f->seg[x]) {
+            x = y;
+            y = t;
+        }
+    }
+    int lt = 1 + destlen + npile, la = step.kind == 0 ? 2 + step.b : 0;
+    if (!splice_ok(s, f, parent, x, y, x == t ? lt : la, y < 0 ? 0 : y == t ? lt : la))
+        return -1;
+    const uint8_t *key = s->keys + f->key;
+    int plen = key[0];
+    key++;
+    int from = f->seg[x], at = from;
+    copy_col(out, key, from);
+    for (int turn = 0; turn < 2; turn++) {
+        int c = turn ? y : x;
+        if (c < 0)
+            break;
+        if (turn) {
+            int n = f->seg[c] - from;
+            copy_col(out + at, key + from, n);
+            at += n;
+        }
+        if (c == t) {
+            out[at] = (uint8_t)(destlen + npile);
+            copy_col(out + at + 1, dest, destlen);
+            copy_col(out + at + 1 + destlen, pile, npile);
+            at += 1 + destlen + npile;
+        } else {
+            const uint8_t *src = COL(parent, c);
+            int b = step.b, down = src[0];
+            out[at] = (uint8_t)(b + 1);
+            copy_col(out + at + 1, src, b + 1);
+            out[at + 1] = (uint8_t)(b == down ? b - 1 : down);
+            at += 2 + b;
+        }
+        from = f->seg[c] + 1 + key[f->seg[c]];
+    }
+    int n = f->cells_at - from;
+    copy_col(out + at, key + from, n);
+    at += n;
+    if (!s->has_cells)
+        return at;
+    if (step.kind == 0) {
+        copy_col(out + at, key + f->cells_at, plen - f->cells_at);
+        return at + plen - f->cells_at;
+    }
+    return at + cells_part(s, parent->cells, step.a, out + at);
+}
+
+/* Whether the move ``step`` of ``node`` is plain: it leaves the columns in their order (it
+ * neither empties nor fills one) and no run can leave; then its priority, as play's. */
+static int plain(const ns_search *s, const pos_t *node, step_t step, int32_t *priority)
+{
+    int t = step.kind == 0 ? step.c : step.b;
+    int destlen = LEN(node, t);
+    if (destlen <= 1)
+        return 0;
+    int up_t = destlen - 1 - COL(node, t)[0];
+    if (step.kind == 1) {
+        int card = node->cells[step.a];
+        if (card % 13 == 0 && up_t + 1 >= 13)
+            return 0;
+        *priority = P_EMPTIES;
+        return 1;
+    }
+    const uint8_t *src = COL(node, step.a);
+    int b = step.b, npile = LEN(node, step.a) - 1 - b;
+    if (!b)
+        return 0;
+    /* A run may leave the destination (a pile ending in an Ace on 13 face-up cards), or,
+     * where runs leave from any column, the source. */
+    if (src[b + npile] % 13 == 0 && up_t + npile >= 13)
+        return 0;
+    int flip = b == src[0];
+    if (s->mode == NS_ALL && src[b] % 13 == 0 && b - (flip ? b - 1 : src[0]) >= 13)
+        return 0;
+    int low = src[1 + b];
+    int prio = flip ? P_FLIP : src[b] == low + 1 && low % 13 != 12 ? P_BREAKS : 0;
+    if (COL(node, t)[destlen - 1] / 13 == low / 13)
+        prio += P_BUILD;
+    *priority = prio;
+    return 1;
+}
+
+/* Two lanes of 8 bytes, so that each word waits on one multiplication, not on the whole
+ * chain; mixed at the end. ``key`` has NS_SPARE bytes to spare, which it zeroes. */
+static uint64_t hash_key(uint8_t *key, int len)
+{
+    memset(key + len, 0, 16);
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len, g = 0xC2B2AE3D27D4EB4FULL;
+    int k = 0;
+    for (; k + 16 <= len; k += 16) {
+        uint64_t w, x;
+        memcpy(&w, key + k, 8);
+        memcpy(&x, key + k + 8, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        g = (g ^ x) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    uint64_t w, x;
+    memcpy(&w, key + k, 8);
+    memcpy(&x, key + k + 8, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    g = (g ^ x) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= (g >> 29) ^ (g << 35);
+    h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-    return h | 1; /* 0 marks an empty slot */
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
 }
 
 static int table_grow(ns_search *s)
 {
     size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 8;
+    if (cap > ((size_t)1 << 32))
+        return 0;
     slot_t *slots = calloc(cap, sizeof(slot_t));
     if (!slots)
         return 0;
     for (size_t k = 0; k < s->table_cap; k++) {
-        uint64_t h = s->slots[k].hash;
-        if (!h)
+        if (!s->slots[k].at8)
             continue;
-        size_t at = (size_t)h & (cap - 1);
-        while (slots[at].hash)
+        size_t at = (size_t)s->slots[k].check & (cap - 1);
+        while (slots[at].at8)
             at = (at + 1) & (cap - 1);
         slots[at] = s->slots[k];
     }
@@ -799,10 +1147,11 @@ static int table_grow(ns_search *s)
 /* The slot of ``key``: found (1) or where it would go (0). */
 static int table_find(const ns_search *s, const uint8_t *key, int len, uint64_t h, size_t *slot)
 {
-    size_t mask = s->table_cap - 1, at = (size_t)h & mask;
-    while (s->slots[at].hash) {
-        if (s->slots[at].hash == h) {
-            const uint8_t *known = s->keys + s->slots[at].offset;
+    uint32_t check = (uint32_t)(h >> 32);
+    size_t mask = s->table_cap - 1, at = (size_t)check & mask;
+    while (s->slots[at].at8) {
+        if (s->slots[at].check == check) {
+            const uint8_t *known = s->keys + 8 * ((size_t)s->slots[at].at8 - 1);
             if (known[0] == len && !memcmp(known + 1, key, (size_t)len)) {
                 *slot = at;
                 return 1;
@@ -817,7 +1166,10 @@ static int table_find(const ns_search *s, const uint8_t *key, int len, uint64_t 
 /* Add ``key`` (known to be absent) at ``slot``; 0 when out of memory. */
 static int table_add(ns_search *s, const uint8_t *key, int len, uint64_t h, size_t slot)
 {
-    if (!grow((void **)&s->keys, &s->keys_cap, s->keys_len + (size_t)len + 1, 1))
+    /* Bytes to spare: splice_key copies a key 16 bytes at a time. */
+    if (!grow((void **)&s->keys, &s->keys_cap, s->keys_len + (size_t)len + 1 + NS_SPARE, 1))
+        return 0;
+    if (s->keys_len / 8 + 1 > UINT32_MAX)
         return 0;
     if ((s->table_len + 1) * 2 > s->table_cap) {
         if (!table_grow(s))
@@ -826,9 +1178,9 @@ static int table_add(ns_search *s, const uint8_t *key, int len, uint64_t h, size
     }
     s->keys[s->keys_len] = (uint8_t)len;
     memcpy(s->keys + s->keys_len + 1, key, (size_t)len);
-    s->slots[slot].hash = h;
-    s->slots[slot].offset = s->keys_len;
-    s->keys_len += (size_t)len + 1;
+    s->slots[slot].check = (uint32_t)(h >> 32);
+    s->slots[slot].at8 = (uint32_t)(s->keys_len / 8 + 1);
+    s->keys_len = (s->keys_len + (size_t)len + 1 + 7) & ~(size_t)7;
     s->table_len++;
     return 1;
 }
@@ -860,16 +1212,17 @@ static int start(ns_search *s)
         if (lost)
             return NS_LOST;
     }
-    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + 8];
+    uint8_t key[KEY_ROOM];
     int len = make_key(s, root, key);
     uint64_t h = hash_key(key, len);
     size_t slot;
     if (!s->table_cap && !table_grow(s))
         return -2;
     table_find(s, key, len, h, &slot);
+    int64_t at = (int64_t)s->keys_len;
     if (!table_add(s, key, len, h, slot))
         return -2;
-    return children(s, root, 0) ? -1 : -2;
+    return children(s, root, 0, s->two_decks ? -1 : at, -1) ? -1 : -2;
 }
 
 int ns_run(ns_search *s, int64_t budget)
@@ -885,7 +1238,7 @@ int ns_run(ns_search *s, int64_t budget)
             return s->decided = r;
     }
     int64_t nodes = s->nodes;
-    uint8_t key[NS_DATA * 2 + NS_MAXCELLS + 8];
+    uint8_t key[KEY_ROOM];
     pos_t node;
     while (s->nframes) {
         frame_t *f = &s->frames[s->nframes - 1];
@@ -894,8 +1247,28 @@ int ns_run(ns_search *s, int64_t budget)
             s->nframes--;
             continue;
         }
-        pos_t *child = &s->kids[f->base + (size_t)s->rank[f->base + (size_t)f->at]];
-        int len = make_key(s, child, key);
+        size_t kid = f->base + (size_t)s->rank[f->base + (size_t)f->at];
+        pos_t *child = &s->kids[kid];
+        const pos_t *parent = f->parent < 0 ? &s->root : &s->kids[f->parent];
+        /* A child is spliced from its parent only where it kept its parent's order
+         * (as_parent), never on ``ordered`` alone: make_key sets that too, with the
+         * child's own order, and a search stopped on its budget at this child looks at it
+         * again when it goes on. */
+        int len = -1;
+        if (f->key >= 0 && !child->built)
+            len = splice_step(s, f, parent, child->step, key);
+        else if (f->key >= 0 && child->as_parent)
+            len = splice_key(s, f, parent, child, key);
+#ifdef NS_STRICT_SPLICE
+        /* Checked builds (docs/architecture.md): a splice refused is a bug. */
+        if (len < 0 && f->key >= 0 && (!child->built || child->as_parent))
+            abort();
+#endif
+        if (len < 0) {
+            if (!child->built)
+                play(s, parent, child->step, child);
+            len = make_key(s, child, key);
+        }
         uint64_t h = hash_key(key, len);
         size_t slot;
         if (table_find(s, key, len, h, &slot)) {
@@ -908,9 +1281,12 @@ int ns_run(ns_search *s, int64_t budget)
         }
         f->at++;
         int mark = f->mark;
+        int64_t at = (int64_t)s->keys_len;
         if (!table_add(s, key, len, h, slot) || !path_push(s, (size_t)mark, child->step))
             return NS_NOMEMORY;
         nodes++;
+        if (!child->built)
+            play(s, parent, child->step, child); /* its kids' parent, in its place */
         if (child->won) {
             s->nodes = nodes;
             return s->decided = NS_WON;
@@ -922,8 +1298,8 @@ int ns_run(ns_search *s, int64_t budget)
             if (lost)
                 continue; /* lost (stranded cards) */
         }
-        node = *child; /* the kid stack may move as it grows */
-        if (!children(s, &node, mark + 1))
+        node = *child; /* a copy: the kid stack may move as it grows */
+        if (!children(s, &node, mark + 1, s->two_decks ? -1 : at, (int64_t)kid))
             return NS_NOMEMORY;
     }
     s->nodes = nodes;
@@ -946,9 +1322,10 @@ size_t ns_line(const ns_search *s, const uint8_t **steps)
 /* A thread's last search, freed and ready for its next: ns_new starts from it. */
 static _Thread_local ns_search *spare;
 /* What a kept search keeps at most: kids, frames (and steps of the line), key bytes, table
- * slots, and the two-deck closure's lists (about 1 MB in all). */
+ * slots, and the two-deck closure's lists (about 1 MB in all: a frame holds where each
+ * card lies, some 170 bytes). */
 #define KEEP_KIDS 512
-#define KEEP_FRAMES 4096
+#define KEEP_FRAMES 1024
 #define KEEP_KEYS (1 << 19)
 #define KEEP_TABLE (1 << 13)
 #define KEEP_WAITING (1 << 14)

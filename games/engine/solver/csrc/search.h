@@ -2,7 +2,7 @@
  * departures.py, step for step, in C.
  *
  * It searches exactly as the Python search does: the same moves in the same order, the
- * same transposition keys (up to their encoding), the same shortcuts and the same random
+ * same transposition keys (up to their encoding), the same reductions and the same random
  * order in a probe (Python's Mersenne Twister, whose state goes in and comes back out), so
  * that it gives the same verdict, line and node count. module.c makes it a CPython type;
  * games/engine/solver/native.py feeds it. */
@@ -18,6 +18,8 @@
 #define NS_MAXRESERVE 16
 /* The bytes of a position: each column's face-down count, then every card. */
 #define NS_DATA (NS_MAXCOLS + NS_MAXCARDS)
+/* Bytes to spare past a buffer of columns or keys: they are copied 16 bytes at a time. */
+#define NS_SPARE 16
 /* Python's random.Random state: 624 words, then the index. */
 #define NS_MT_WORDS 625
 
@@ -29,7 +31,7 @@ typedef struct {
     int ncols;
     /* The columns one after another, each as search.py holds it (its face-down count,
      * then its cards): column c is lens[c] bytes. */
-    uint8_t data[NS_DATA + 8]; /* 8 bytes to spare: columns are copied 8 bytes at a time */
+    uint8_t data[NS_DATA + NS_SPARE]; /* to spare: columns are copied 16 bytes at a time */
     int lens[NS_MAXCOLS];
     int ncells;
     int cells[NS_MAXCELLS]; /* a card, or -1 */
