@@ -341,6 +341,13 @@ def test_a_fresh_deal_of_every_ruleset_fits_the_window(pages, server, shots, siz
         widths[rules] = box["width"]
         if rules in ("classic", "double", "three_blind_mice"):
             shoot(page, shots, f"fit-{rules}")
+    # Every link of the header is on the screen, whatever its width: none scrolls away.
+    outside = page.eval_on_selector_all(
+        ".nav .nav-link",
+        "links => links.filter(a => a.getBoundingClientRect().right > innerWidth)"
+        ".map(a => a.textContent)",
+    )
+    assert outside == [], outside
     if size[0] > 600:  # cards grow with the screen
         page.set_viewport_size({"width": 1920, "height": 1080})
         page.reload()
