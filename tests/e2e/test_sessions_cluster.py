@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from games.writes import moderation
+from tests.e2e.players import token_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -25,20 +26,10 @@ def cluster(live_server_factory, redis_url):
     return live_server_factory(redis_url=redis_url), live_server_factory(redis_url=redis_url)
 
 
-def register(base: str, name: str) -> str:
-    response = httpx.post(
-        f"{base}/api/v1/auth/register",
-        json={"username": name, "password": f"pw-{name}-Keys-2026"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    return str(response.json()["token"])
-
-
 def sign_in(base: str, name: str, password: str | None = None) -> str:
     response = httpx.post(
         f"{base}/api/v1/auth/token",
-        json={"username": name, "password": password or f"pw-{name}-Keys-2026"},
+        json={"username": name, "password": password or f"pw-{name}-Cards-2026"},
         timeout=30,
     )
     assert response.status_code == 200, response.text
@@ -63,7 +54,7 @@ def warm(base: str, token: str) -> None:
 
 def test_a_revoked_key_is_refused_at_once_by_the_other_process(cluster) -> None:
     a, b = cluster
-    token = register(a.http, "rita")
+    token = token_for(a.http, "rita")
     other = sign_in(a.http, "rita")
     warm(b.http, token)
 
@@ -88,14 +79,14 @@ def test_a_revoked_key_is_refused_at_once_by_the_other_process(cluster) -> None:
 
 def test_a_changed_password_revokes_the_old_keys_on_every_process(cluster) -> None:
     a, b = cluster
-    token = register(a.http, "paco")
+    token = token_for(a.http, "paco")
     second = sign_in(b.http, "paco")
     warm(b.http, token)
     warm(a.http, second)
 
     changed = httpx.post(
         f"{a.http}/api/v1/auth/password",
-        json={"password": "pw-paco-Keys-2026", "new_password": "n3w-Paco-Lantern"},
+        json={"password": "pw-paco-Cards-2026", "new_password": "n3w-Paco-Lantern"},
         headers={"Authorization": f"Token {token}"},
         timeout=30,
     )
@@ -108,7 +99,7 @@ def test_a_changed_password_revokes_the_old_keys_on_every_process(cluster) -> No
 
 def test_a_deactivated_account_is_refused_at_once_by_every_process(cluster) -> None:
     a, b = cluster
-    token = register(a.http, "dina")
+    token = token_for(a.http, "dina")
     warm(a.http, token)
     warm(b.http, token)
 
@@ -119,7 +110,7 @@ def test_a_deactivated_account_is_refused_at_once_by_every_process(cluster) -> N
 
 def test_a_ban_reaches_every_process_at_once(cluster, django_user_model) -> None:
     a, b = cluster
-    token = register(a.http, "bart")
+    token = token_for(a.http, "bart")
     headers = {"Authorization": f"Token {token}"}
     assert httpx.post(f"{b.http}/api/v1/games", json={}, headers=headers).status_code == 201
     staff = django_user_model.objects.create_user("mod", password="pw-mod-12345", is_staff=True)
@@ -136,7 +127,7 @@ def test_a_ban_reaches_every_process_at_once(cluster, django_user_model) -> None
 
 def test_a_ticket_from_one_process_opens_one_socket_on_the_other(cluster) -> None:
     a, b = cluster
-    token = register(a.http, "tess")
+    token = token_for(a.http, "tess")
     headers = {"Authorization": f"Token {token}"}
     game = httpx.post(f"{a.http}/api/v1/games", json={"public": False}, headers=headers).json()
     ticket = httpx.post(f"{a.http}/api/v1/auth/ws-ticket", headers=headers).json()["ticket"]
