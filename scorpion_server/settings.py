@@ -362,6 +362,15 @@ TIME_ZONE = "UTC"
 
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "static"
+# The shell loads the client as one script (web.bundle) unless this is off; DEBUG serves the
+# modules as they are, so that an edit shows on reload.
+WEB_BUNDLE = env_bool("WEB_BUNDLE", default=not DEBUG)
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    # web/js/bundle.js: the client's modules in one script (web.bundle), built from them.
+    "web.bundle.BundleFinder",
+]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Hashed names and gzip copies once collected (manage.py serve collects at start).

@@ -16,6 +16,7 @@ import functools
 from typing import Any
 from urllib.parse import quote
 
+from django.conf import settings
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -27,7 +28,7 @@ from api.views import games as games_api
 from games.dailies import challenges
 from games.errors import DomainError
 from games.reads import selectors, visibility
-from web import modules
+from web import bundle, modules
 
 #: Only this origin's own files run, load or connect (CSP level 3's 'self' covers ws: and
 #: wss: of the same host). ``style-src 'self'`` forbids inline style attributes; the client
@@ -108,16 +109,21 @@ _URI_COMPONENT_SAFE = "-_.!~*'()"
 
 @require_safe
 def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
-    """The client's HTML shell, whatever the client route (the modules read the path),
-    naming the modules its page needs first so that the browser fetches them together."""
+    """The client's HTML shell, whatever the client route (the modules read the path): the
+    client's one script (``web.bundle``), or with ``WEB_BUNDLE`` off its modules as written,
+    naming those its page needs first so that the browser fetches them together."""
     match = request.resolver_match
     page = match.url_name if match is not None else None
-    view = _VIEWS.get(page or "")
-    core = modules.closure("main.js", *([view] if view else []))
     answers: dict[str, Any] = {}
-    ways: dict[str, str] = {}
     if page == "web-game":
         answers, way = _game_page(route["game_id"])
+    if settings.WEB_BUNDLE:
+        # The whole client in one script (web.bundle): nothing to preload.
+        return _shell(request, {"entry": bundle.NAME, "answers": answers or None})
+    view = _VIEWS.get(page or "")
+    core = modules.closure("main.js", *([view] if view else []))
+    ways: dict[str, str] = {}
+    if page == "web-game":
         if way is not None:  # shown the same way to everyone: preloaded with the rest
             core += modules.closure(_WAYS[way], leaving=tuple(core))
         else:
@@ -132,10 +138,15 @@ def app_shell(request: HttpRequest, **route: str) -> HttpResponse:
                 for name, graph in (("play", play), ("watch", watch))
             }
     context = {
+        "entry": "web/js/main.js",
         "preloads": [m for m in core if m not in ("web/js/main.js", "web/js/boot.js")],
         "ways": ways,
         "answers": answers or None,
     }
+    return _shell(request, context)
+
+
+def _shell(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
     response = render(request, "web/app.html", context)
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     # Neither the page's address nor its query ever leaves for another site.

@@ -69,12 +69,14 @@ def test_serve_runs_on_embedded_postgres_and_stops_it_on_exit(data_dir, free_por
             assert admin_css.status_code == 200
             # Collected at start: the shell names hashed files, cached for good and gzipped.
             shell = httpx.get(f"{base_url}/", timeout=10).text
-            main_js = re.search(r'src="(/static/web/js/main\.[0-9a-f]{12}\.js)"', shell)
-            assert main_js, shell
-            module = httpx.get(base_url + main_js[1], headers={"Accept-Encoding": "gzip"})
+            client = re.search(r'src="(/static/web/js/bundle\.[0-9a-f]{12}\.js)"', shell)
+            assert client, shell
+            module = httpx.get(base_url + client[1], headers={"Accept-Encoding": "gzip"})
             assert module.status_code == 200
             assert "immutable" in module.headers["Cache-Control"]
             assert module.headers["Content-Encoding"] == "gzip"
+            # The one script imports the module the shell runs first by its hashed name.
+            assert re.search(r'from "\./boot\.[0-9a-f]{12}\.js"', module.text), module.text[:400]
             postmaster_pid = _postmaster_pid(data_dir / "postgres")
             assert psutil.pid_exists(postmaster_pid)
 

@@ -50,7 +50,7 @@ def test_the_end_screen_polls_an_analysis_the_worker_computes(pages, server) -> 
     page.on("response", answered)
     page.wait_for_selector(".tableau .card")
     # The shell names the client's files by their hashed names, which are cached for good.
-    main = page.get_attribute("script[src*='/main.']", "src")
+    main = page.get_attribute("script[src*='/bundle.']", "src")
     assert main and len(main.split(".")) == 3, main
     page.keyboard.press("x")
     page.click("dialog [data-value=yes]")

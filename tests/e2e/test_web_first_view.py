@@ -1,7 +1,7 @@
 """A game's first view in the browser: the shell carries the game and the rulesets as the
 API answers an anonymous reader (``web/views.py``), so the board is drawn with no API
-request for them; and it names every module that view imports (``modulepreload``, read from
-the modules' imports by ``web/modules.py``), so no module waits for another to arrive.
+request for them; and it names every script that view loads (the client's one script,
+``web/bundle.py``), so no module waits for another to arrive.
 
 Each runs in Debian's chromium (Playwright) against a real daphne server; the game's API
 request is refused to the page, and the board must show all the same.

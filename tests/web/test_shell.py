@@ -67,7 +67,23 @@ def test_every_client_page_is_the_shell_under_the_policy(client, path):
     assert response["Content-Type"].startswith("text/html")
     assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
     assert response["Referrer-Policy"] == "same-origin"
-    assert b'<script type="module" src="/static/web/js/main.js">' in response.content
+    # The client in one script (web.bundle), after boot.js, which starts the first requests.
+    assert b'<script type="module" src="/static/web/js/bundle.js">' in response.content
+    assert b'<script type="module" async src="/static/web/js/boot.js">' in response.content
+    assert b"modulepreload" not in response.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/", "/games/6f1c0000-0000-0000-0000-000000000000"])
+def test_unbundled_the_shell_loads_main_js_and_preloads_what_it_imports(client, settings, path):
+    settings.WEB_BUNDLE = False
+    html = client.get(path).content.decode()
+
+    assert '<script type="module" src="/static/web/js/main.js">' in html
+    assert "bundle.js" not in html
+    tags = parsed(html)
+    preloads = [a["href"] for t, a in tags.tags if t == "link" and a.get("rel") == "modulepreload"]
+    assert "/static/web/js/api.js" in preloads and "/static/web/js/i18n.js" in preloads
 
 
 def test_the_policy_allows_only_this_sites_own_scripts_and_connections():
@@ -98,8 +114,13 @@ def test_the_shell_has_no_inline_script_or_style_and_its_files_exist(client):
 
 
 @pytest.mark.django_db
-def test_a_game_page_carries_the_api_answers_an_anonymous_reader_gets(client, django_user_model):
+@pytest.mark.parametrize("bundled", [True, False], ids=["bundled", "modules"])
+def test_a_game_page_carries_the_api_answers_an_anonymous_reader_gets(
+    client, settings, django_user_model, bundled
+):
     from games.writes import services
+
+    settings.WEB_BUNDLE = bundled
 
     owner = django_user_model.objects.create_user("ann</script><b>", password="pw-ann-123")
     game = str(services.game_create(owner=owner, rules="classic", seed=3).game_id)
@@ -116,17 +137,22 @@ def test_a_game_page_carries_the_api_answers_an_anonymous_reader_gets(client, dj
     assert carried["/rules"] == client.get("/api/v1/rules").json()
     assert "</script><b>" not in tags.script_text  # the owner's name is escaped in the data
     assert carried[f"/games/{game}"]["owner"] == "ann</script><b>"
-    # Played by its owner or watched: both ways are named for boot.js, neither preloaded.
     metas = {a["name"]: a["content"] for t, a in tags.tags if t == "meta" and "name" in a}
+    if bundled:  # every way to show it is in the one script
+        assert not any(name.startswith("scorpion:") for name in metas)
+        return
+    # Played by its owner or watched: both ways are named for boot.js, neither preloaded.
     assert "/static/web/js/play.js" in str(metas["scorpion:play"]).split()
     assert "/static/web/js/watch.js" in str(metas["scorpion:watch"]).split()
 
 
 @pytest.mark.django_db
 def test_a_finished_game_page_preloads_its_replay_and_a_missing_one_carries_nothing(
-    client, django_user_model
+    client, settings, django_user_model
 ):
     from games.writes import services
+
+    settings.WEB_BUNDLE = False  # preloads are for the modules one by one
 
     owner = django_user_model.objects.create_user("bea", password="pw-bea-123")
     game = str(services.game_create(owner=owner, rules="classic", seed=4).game_id)

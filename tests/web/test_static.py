@@ -48,7 +48,7 @@ def collected(tmp_path: Path, settings) -> Path:
 def test_the_shell_names_hashed_files_served_for_a_year_and_gzipped(client, collected):
     shell = client.get("/").content.decode()
     urls = re.findall(r'(?:src|href)="(/static/[^"]+)"', shell)
-    assert any("/web/js/main." in url for url in urls), shell
+    assert any("/web/js/bundle." in url for url in urls), shell
     app = static_application(_not_found)
     for url in urls:
         assert HASHED_NAME.search(url), f"{url} is not a hashed name"
@@ -86,6 +86,7 @@ def test_plain_names_are_cached_briefly_and_other_paths_go_to_the_app(collected)
 def test_without_collectstatic_the_source_files_are_served(client, settings, tmp_path):
     settings.DEBUG = False
     settings.STATIC_ROOT = tmp_path  # empty: nothing collected
+    settings.WEB_BUNDLE = False
     shell = client.get("/").content.decode()
     assert 'src="/static/web/js/main.js"' in shell
     app = static_application(_not_found)

@@ -125,6 +125,9 @@ export class Board {
     const hadFocus = this.el.contains(document.activeElement);
     const targets = this.targets();
     this.renderTop(game);
+    // The room is measured before the cards are in: laying out an empty tableau costs
+    // little, and the cards are then laid out once, at their size, when the page paints.
+    if (!this.geometry) this.measure();
     if (this.columns.length !== game.columns.length) {
       this.columns = game.columns.map((_, c) => ({ el: h("div", { class: "col", "data-col": c + 1, role: "group" }), cards: [], slot: null }));
       this.tableau.replaceChildren(...this.columns.map((column) => column.el));
@@ -257,10 +260,24 @@ export class Board {
   layout() {
     const game = this.game;
     if (!game) return;
-    if (!this.geometry) {
-      for (const column of this.columns) column.step = null;
-      const room = this.el.parentElement?.clientWidth || 0;
-      if (!room) return;
+    if (!this.geometry) this.measure();
+    if (!this.geometry) return;
+    const steps = columnSteps(game.columns, this.geometry);
+    steps.forEach((step, c) => {
+      const column = this.columns[c];
+      const value = `${step.toFixed(1)}px`;
+      if (column && column.step !== value) {
+        column.step = value;
+        column.el.style.setProperty("--step", value);
+      }
+    });
+  }
+
+  /** The geometry for the room the page gives the board now (none while it has none). */
+  measure() {
+    for (const column of this.columns) column.step = null;
+    const room = this.el.parentElement?.clientWidth || 0;
+    if (room) {
       // Narrowing the board may wrap what sits above it (the score and the tools line up
       // with it) and so push it down: measure again once it is narrowed, and keep the
       // smaller fit.
@@ -277,15 +294,6 @@ export class Board {
       }
       this.geometry = fitted;
     }
-    const steps = columnSteps(game.columns, this.geometry);
-    steps.forEach((step, c) => {
-      const column = this.columns[c];
-      const value = `${step.toFixed(1)}px`;
-      if (column && column.step !== value) {
-        column.step = value;
-        column.el.style.setProperty("--step", value);
-      }
-    });
   }
 
   // --- picking and dropping --------------------------------------------------------------------
