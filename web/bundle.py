@@ -27,12 +27,13 @@ the browser tests (their servers run with ``DEBUG`` off).
 Esbuild would do this and minify too, but it is a Go binary that neither pip nor a fresh
 checkout installs, and the server must start on Python alone; what is here is one pass
 over a syntax tree. The bundle is written to ``DATA_DIR/bundle`` when a finder first lists
-it, and again whenever a source is newer: ``collectstatic`` then hashes, compresses and
-serves it as any static file.
+it, and again whenever a module (or this builder) has changed: ``collectstatic`` then
+hashes, compresses and serves it as any static file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import posixpath
@@ -360,15 +361,26 @@ def _refuse_circles(names: list[str], modules: dict[str, _Module]) -> None:
         visit(name, [])
 
 
+def _digest(root: Path) -> str:
+    """What the bundle is built from: every module's name and bytes, and this builder's
+    own source (an upgrade that changes only how modules are wrapped builds it again)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted(root.rglob("*.js")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def write(root: Path, folder: Path) -> Path:
     """The bundle of ``root``'s modules at ``folder/web/js/bundle.js``, written again only
-    when a source is newer than it (atomically: several processes may start at once)."""
+    when what it is built from has changed (its first line names the digest), atomically:
+    several processes may start at once on one data folder."""
     target = folder / NAME
-    sources = list(root.rglob("*.js"))
-    newest = max((path.stat().st_mtime for path in sources), default=0.0)
-    if target.exists() and target.stat().st_mtime >= newest:
-        return target
-    text = build(root)
+    stamp = f"// built from {_digest(root)}\n"
+    if target.exists():
+        with target.open(encoding="utf-8") as existing:
+            if existing.readline() == stamp:
+                return target
+    text = stamp + build(root)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".bundle-")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
