@@ -77,17 +77,19 @@ def test_a_module_keeps_its_scope_and_its_exports_are_getters(tmp_path: Path) ->
     ],
     ids=["circle", "let", "re-export", "computed", "await", "meta", "reserved", "syntax", "lang"],
 )
-def test_what_it_cannot_render_faithfully_is_refused(tmp_path, files, reason) -> None:
+def test_what_it_cannot_render_faithfully_is_refused(
+    tmp_path: Path, files: dict[str, str], reason: str
+) -> None:
     with pytest.raises(bundle.BundleError, match=reason):
         bundle.build(modules(tmp_path, files))
 
 
-def test_a_top_level_await_in_the_entry_and_in_functions_is_fine(tmp_path) -> None:
+def test_a_top_level_await_in_the_entry_and_in_functions_is_fine(tmp_path: Path) -> None:
     files = {"main.js": 'import "./a.js";\nawait 1;', "a.js": "export async function f() {}"}
     assert "async ($exports) =>" in bundle.build(modules(tmp_path, files))
 
 
-def test_it_is_written_again_only_when_a_module_changes(tmp_path) -> None:
+def test_it_is_written_again_only_when_a_module_changes(tmp_path: Path) -> None:
     source = modules(tmp_path / "src", {"main.js": "export const a = 1;"})
     written = bundle.write(source, tmp_path / "out")
     os.utime(written, ns=(0, 0))  # untouched below: its mtime stays
