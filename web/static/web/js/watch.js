@@ -32,6 +32,11 @@ export function mountWatch(container, initial, rules, { onEnd, tags = [] } = {})
     connection.className = `conn conn-${status}`;
     connection.textContent = t(`conn.${status}`);
   };
+  // The board first (the score bar first of all: the board fits the room it leaves); the
+  // requests for the history and the live feed only then, so the first board waits on
+  // neither.
+  score.update(game);
+  board.update(game);
   // The history so far (each move names its card), then live frames; the list keys entries
   // by seq, so none shows twice.
   api.events(game.id).then((events) => {
@@ -66,8 +71,6 @@ export function mountWatch(container, initial, rules, { onEnd, tags = [] } = {})
     replace(over, h("span", { text: t(`end.watch_${game.status}`, { player: game.owner }) + " " }),
       h("a", { href: `/games/${game.id}`, class: "btn btn-small", id: "open-replay", text: t("end.open_replay"), onclick: (e) => { e.preventDefault(); navigate(`/games/${game.id}`, { replace: true }); } }));
   }
-  score.update(game); // first: the board fits the room the score bar leaves it
-  board.update(game);
   return () => {
     feed.close();
     score.stop();
