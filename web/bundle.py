@@ -48,8 +48,8 @@ from django.conf import settings
 from django.contrib.staticfiles.finders import BaseFinder
 from django.core.files.storage import FileSystemStorage
 
-#: Static names: the modules live under ``ROOT`` (``web/js/main.js``).
-ROOT = "web/js"
+from web.modules import ROOT, source_root
+
 ENTRY = "main.js"
 #: The bundle's own static name.
 NAME = f"{ROOT}/bundle.js"
@@ -154,7 +154,8 @@ class _Module:
             if word.encode() in source:
                 raise BundleError(f"{name} uses {word}, a name the bundle keeps for itself")
         self.static: list[str] = []
-        self.dynamic: list[str] = []
+        #: The ``import()`` calls, each with the module it loads.
+        self.calls: list[tuple[tree_sitter.Node, str]] = []
         for node in root.children:
             if node.type == "import_statement":
                 self.static.append(self._source_of(node))
@@ -162,7 +163,7 @@ class _Module:
                 raise BundleError(f"{name}: re-exports are not bundled")
         for node in _walk(root):
             if node.type == "call_expression" and _text(node.children[0]) == "import":
-                self.dynamic.append(self._dynamic_target(node))
+                self.calls.append((node, self._dynamic_target(node)))
             elif node.type == "meta_property":
                 raise BundleError(f"{name}: import.meta is not bundled")
         self.awaits = _top_level_await(root)
@@ -191,14 +192,12 @@ class _Module:
                 edits.append((node.start_byte, node.end_byte, ""))
             elif node.type == "export_statement":
                 edits.append(self._export(node, exports))
-        for node in _walk(self.tree.root_node):
-            if node.type == "call_expression" and _text(node.children[0]) == "import":
-                target = self._dynamic_target(node)
-                if target in bundled:
-                    call = f"$load({json.dumps(target)})"
-                else:
-                    call = f"import({json.dumps(separate[target])})"
-                edits.append((node.start_byte, node.end_byte, call))
+        for node, target in self.calls:
+            if target in bundled:
+                call = f"$load({json.dumps(target)})"
+            else:
+                call = f"import({json.dumps(separate[target])})"
+            edits.append((node.start_byte, node.end_byte, call))
         edits.extend(self._comments(edits))
         body = self.source
         for start, end, text in sorted(edits, reverse=True):
@@ -304,7 +303,7 @@ def build(root: Path) -> str:
             continue
         module = read(name.removeprefix(f"{ROOT}/"))
         modules[name] = module
-        pending.extend(module.static + module.dynamic)
+        pending.extend(module.static + [target for _, target in module.calls])
     statically = {target for module in modules.values() for target in module.static}
     shell = {f"{ROOT}/{name}" for name in SHELL_RUNS}
     separate_names = [
@@ -398,16 +397,7 @@ class BundleFinder(BaseFinder):
         self.storage = FileSystemStorage(location=Path(settings.DATA_DIR) / "bundle")
 
     def _ensure(self) -> None:
-        from django.contrib.staticfiles import finders
-
-        for finder in finders.get_finders():
-            if isinstance(finder, BundleFinder):
-                continue
-            found = finder.find(f"{ROOT}/{ENTRY}")
-            if found:
-                write(Path(str(found)).parent, Path(self.storage.location))
-                return
-        raise LookupError(f"{ROOT}/{ENTRY} is not a static file")
+        write(source_root(), Path(self.storage.location))
 
     def check(self, **kwargs: Any) -> list[Any]:
         return []

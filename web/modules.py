@@ -39,7 +39,8 @@ def static_imports(source: str) -> list[str]:
     return _STATIC.findall(source)
 
 
-def _root() -> Path:
+def source_root() -> Path:
+    """The folder of the client's modules, as the staticfiles finders find ``main.js``."""
     found = finders.find(f"{ROOT}/main.js")
     if not found:
         raise LookupError(f"{ROOT}/main.js is not a static file")
@@ -50,7 +51,7 @@ def _root() -> Path:
 def graph() -> dict[str, tuple[str, ...]]:
     """Each module (a static name under :data:`ROOT`) and the modules it imports
     statically, read once."""
-    root = _root()
+    root = source_root()
     found: dict[str, tuple[str, ...]] = {}
     for module in sorted(root.rglob("*.js")):
         name = module.relative_to(root).as_posix()
