@@ -17,7 +17,12 @@ the hint could go back and forth between two columns for ever.
 
 The samples are drawn from the view alone: the random stream is seeded with a digest of the
 view (its board: columns, reserve size, removed runs, cells, status), never from a game's
-id, seed or hidden cards. So one visible position gets one hint, in any game.
+id, seed or hidden cards. So one visible position gets one hint, in any game, but for one
+thing a game's history adds: an action that shows no card and would take the game back to
+a board it has already been in on its line of play (``been``, :func:`line_boards`) is not
+suggested, unless every action would. Without it, where a card has two places to go
+(``double``), a follower moved a card between the two copies of its successor for ever:
+each position's best action led back to the other.
 
 What the player remembers but no longer sees (a card turned up and then turned down again
 by an undo) is not used: the view is all the hint knows.
@@ -29,7 +34,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, count, islice
 from typing import Any, Literal, TypeVar
@@ -82,6 +87,31 @@ def board_of(view: Mapping[str, Any]) -> dict[str, Any]:
     if view.get("cells") is not None:
         board["cells"] = list(view["cells"])
     return board
+
+
+def board_key(state: State) -> Hashable:
+    """What a player sees of ``state``'s board (its face-up cards, how many are face-down
+    in each column, the reserve's size, the cells and the runs gone), as a key: two
+    positions with one key look alike to the player."""
+    return (
+        tuple(cards[down:] for cards, down in zip(state.columns, state.down, strict=True)),
+        state.down,
+        len(state.reserve),
+        state.cells,
+        state.removed,
+    )
+
+
+def line_boards(state: State) -> frozenset[Hashable]:
+    """The :func:`board_key` of every position on ``state``'s line of play: ``state`` and
+    each position before a move or deal still in effect (an undone move's position is off
+    the line, and a restart begins a new one)."""
+    keys = set()
+    current: State | None = state
+    while current is not None:
+        keys.add(board_key(current))
+        current = current.previous[0] if current.previous else None
+    return frozenset(keys)
 
 
 def view_digest(rules: Ruleset, view: Mapping[str, Any]) -> bytes:
@@ -155,8 +185,14 @@ def hint(
     budget: int = SAMPLE_BUDGET,
     plans: bool = True,
     time_limit: float | None = None,
+    been: Collection[Hashable] = (),
 ) -> Hint:
     """The hint for the position ``view`` shows (see the module's docstring).
+
+    ``been`` holds the :func:`board_key` of the boards the game has been in on its line of
+    play (:func:`line_boards`): an action that shows no card and leads to one of them is
+    left out, unless every action does (an action that shows a card leads to a board no
+    one has seen, as far as the view can tell).
 
     Each sample is solved within ``budget`` nodes. In a sample the solver wins, an action
     *wins in that sample* when the position after it is still won within the budget (the
@@ -185,7 +221,7 @@ def hint(
     choice from all samples when it was made, else the quick one, else the best action
     tried in full, else the first move of the most won lines (``samples`` is then the
     number solved). Without a limit, or on a quiet machine, the hint depends on the view
-    alone.
+    and ``been`` alone.
     """
     if view["status"] != PLAYING:
         return Hint(None, 0, 0, "none")
@@ -198,13 +234,17 @@ def hint(
     legal = [action for action in legal_actions(some) if not left_out(rules, some, action)]
     if not legal:
         return Hint(None, 0, samples, "none")
+    afters = {action: apply(some, action)[0] for action in legal}
+    shown = {action: _cards_shown(some, after) for action, after in afters.items()}
+    if been:
+        onward = [a for a in legal if shown[a] or board_key(afters[a]) not in been]
+        legal = onward or legal
     order = {action: rank for rank, action in enumerate(legal)}
     preference = {action: rank for rank, action in enumerate(heuristic.ranked(rules, view))}
     first_moves: Counter[Hinted] = Counter()
     won: list[tuple[State, tuple[Action, ...]]] = []
     undecided: list[State] = []
     solved = 0
-    shown = {action: _cards_shown(some, apply(some, action)[0]) for action in legal}
 
     def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
         return (
@@ -434,9 +474,12 @@ def _least_lost(
     """The hint when no sample is won: the action after which the most of the samples not
     yet decided are still not proved lost within ``budget`` (a sample proved lost before
     the action is lost after any), ties to the heuristic's preference; the heuristic's own
-    choice when every sample is proved lost, or when the clock has run out."""
+    choice when every sample is proved lost, or when the clock has run out (its first
+    choice in ``legal`` when its own is left out: it leads back to where the game has been)."""
     if not undecided or clock.late():
         fallback = heuristic.best(rules, view)
+        if fallback is not None and fallback not in legal:
+            fallback = min(legal, key=lambda action: preference.get(action, len(preference)))
         return Hint(fallback, 0, samples, "heuristic" if fallback else "none")
     best, _ = _vote(
         legal,

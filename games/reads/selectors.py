@@ -13,7 +13,7 @@ import contextlib
 import datetime as dt
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
@@ -174,9 +174,19 @@ def game_hint(game: GameSummary) -> hints.Hint:
     if isinstance(cached, hints.Hint):
         return cached
     with contextlib.nullcontext() if game.finished else slots.solver_slot():
-        found = view_hint(engine.RULESETS[game.rules], presenters.owner_view(game))
+        found = view_hint(
+            engine.RULESETS[game.rules], presenters.owner_view(game), been=_line_boards(game)
+        )
     remember_hint(game, found)
     return found
+
+
+def _line_boards(game: GameSummary) -> frozenset[Hashable]:
+    """What ``game``'s board has looked like on its line of play (``games.engine.hint``
+    does not lead back there); nothing for a finished game, which gets no hint."""
+    if game.finished:
+        return frozenset()
+    return hints.line_boards(streams.load(game.id, game.version).state)
 
 
 def hint_counts(game: GameSummary, viewer_id: int | None) -> bool:
@@ -203,14 +213,18 @@ def _hint_key(game: GameSummary) -> str:
     return f"hint:{game.id}:{game.version}:{settings.HINT_SAMPLES}:{settings.HINT_SAMPLE_BUDGET}"
 
 
-def view_hint(rules: engine.Ruleset, view: dict[str, Any]) -> hints.Hint:
-    """The hint for a player's view, with the server's sampling settings."""
+def view_hint(
+    rules: engine.Ruleset, view: dict[str, Any], been: Collection[Hashable] = ()
+) -> hints.Hint:
+    """The hint for a player's view (not back to the boards ``been``), with the server's
+    sampling settings."""
     return hints.hint(
         rules,
         view,
         samples=settings.HINT_SAMPLES,
         budget=settings.HINT_SAMPLE_BUDGET,
         time_limit=settings.HINT_TIME_LIMIT or None,
+        been=been,
     )
 
 

@@ -75,6 +75,9 @@ def test_the_hint_reads_only_the_public_board(api, game, monkeypatch):
     def no_replay(*args, **kwargs):
         raise AssertionError("the hint must not rebuild the hidden state")
 
+    # But for the boards of the game's line of play, which hold only what the player saw
+    # (the next test).
+    monkeypatch.setattr(selectors, "_line_boards", lambda game: frozenset())
     monkeypatch.setattr(streams, "load", no_replay)
     monkeypatch.setattr(streams, "at_version", no_replay)
     monkeypatch.setattr(selectors, "game_stream", no_replay)
@@ -92,6 +95,26 @@ def test_the_hint_is_the_same_whatever_the_hidden_cards(api, alice, sample_deal)
         game_id = services.game_create(owner=alice[0], deal=deal).game_id
         hints.append(api.get(f"/api/v1/games/{game_id}/hint").json())
     assert hints[0] == hints[1]
+
+
+def test_the_hint_knows_the_line_of_play_as_the_player_saw_it(alice, sample_deal):
+    # Two deals that differ only in two face-down cards, played alike: the boards of their
+    # lines of play are the same, and an undone move's board is not among them.
+    other = list(sample_deal)
+    other[0], other[1] = other[1], other[0]
+    move = {"type": "move", "from": 2, "index": 5, "to": 7}
+    lines = []
+    for deal in (sample_deal, other):
+        game_id = services.game_create(owner=alice[0], deal=deal).game_id
+        line = []
+        for command in (move, {"type": "undo"}, move):
+            done = services.game_command(game_id=game_id, actor=alice[0], command=command)
+            line.append(selectors._line_boards(done.summary))
+        lines.append(line)
+    assert lines[0] == lines[1]
+    moved, undone, again = lines[0]
+    assert len(moved) == 2 and len(undone) == 1 and again == moved
+    assert undone < moved
 
 
 def test_the_hint_can_be_a_deal(api, alice):

@@ -107,6 +107,71 @@ def test_the_hint_does_not_move_a_column_to_and_fro_before_the_deal() -> None:
     assert follow_without_repeats(state, 6) == 6
 
 
+DOUBLE = engine.RULESETS["double"]
+
+# Double seed 8 after 53 hinted actions, the reserve dealt. Before the hint knew the game's
+# line of play, it moved QD and its pile from column 8 onto the KD of column 3, and three
+# moves later the board was as before, again and again: each of those moves, made between
+# two copies of a card, kept every won sample won. Told the line, it goes on and wins.
+TWO_COPIES = [
+    "*9S *9H *QH 4D 3D JC TC 9C 9H 8H 7H",
+    "*8S *TS *2C *AS 5S 4S 3S 2S AS 8C",
+    "*TH *KH *QC 5H KD",
+    "*AC *4H TD JH",
+    "*QH 2D AD 7C 6C 5C 9D 8D 7D 6D 5D 4D 3D 6S 8H 7H 6H 5H 4H 3H 2H AH JS",
+    "KS QD JD KS QS JS 8S QS 2D AD",
+    "KC QC JC TC 9C 8C 7C 6C 5C KC JD TD 9D 8D 7D KH",
+    "KD QD 6D 5D JH TH 9S 4C 3C",
+    "7S AH 3S 2S 4C 3C 6H 6S 5S 3H 2C AC",
+    "TS 2H 7S 4S",
+]
+
+
+def hinted_boards(state: engine.State, steps: int, *, line: bool) -> list[object]:
+    """The boards met following ``steps`` hints from ``state`` (fewer if the game ends or no
+    hint is left), the hint told the game's line of play when ``line``."""
+    met = []
+    for _ in range(steps):
+        met.append(hints.board_key(state))
+        been = hints.line_boards(state) if line else ()
+        action = hints.hint(DOUBLE, engine.player_view(state), been=been).action
+        if state.status != engine.PLAYING or action is None:
+            break
+        state = engine.apply(state, action)[0]
+    return met
+
+
+def test_the_hint_does_not_lead_back_to_a_board_the_line_of_play_has_shown() -> None:
+    state = board("double", TWO_COPIES)
+    # Without the line of play, the hints bring the board back in four actions.
+    blind = hinted_boards(state, 5, line=False)
+    assert blind[4] == blind[0]
+    # With it, no board comes back.
+    met = hinted_boards(state, 8, line=True)
+    assert len(met) == 8 and len(set(met)) == len(met)
+
+
+def test_the_line_of_play_leaves_out_undone_moves_and_what_came_before_a_restart() -> None:
+    state = engine.new_game(CLASSIC, engine.seeded_deal(CLASSIC, 0))
+    first = [action for action in engine.legal_actions(state) if isinstance(action, Move)]
+    moved = engine.apply(state, first[0])[0]
+    assert hints.line_boards(state) == {hints.board_key(state)}
+    assert hints.line_boards(moved) == {hints.board_key(state), hints.board_key(moved)}
+    undone = engine.apply(moved, engine.Undo())[0]
+    assert hints.line_boards(undone) == {hints.board_key(state)}
+    again = engine.apply(engine.apply(moved, engine.Deal())[0], engine.Restart())[0]
+    assert hints.line_boards(again) == {hints.board_key(state)}
+
+
+def test_every_action_leading_back_leaves_the_hint_as_it_was() -> None:
+    state = board("double", TWO_COPIES)
+    view = engine.player_view(state)
+    everywhere = {
+        hints.board_key(engine.apply(state, action)[0]) for action in engine.legal_actions(state)
+    }
+    assert hints.hint(DOUBLE, view, been=everywhere) == hints.hint(DOUBLE, view)
+
+
 # Classic seed 115 after three hinted actions. No sample of its view is won within the
 # budget when the hint draws 32 of them (a few of 128 are); with every card known, the
 # heuristic's move (5D and its pile onto 6D) loses the deal and 9S's move onto TS keeps it
