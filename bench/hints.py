@@ -9,8 +9,9 @@ On deals of a ruleset (``classic`` unless ``--rules`` names another), in one run
 - **full information**: the solver with every card known (``--full-budget`` nodes a deal)
   says whether the deal can be won at all: the ceiling for any player;
 - **hint follower**: a player who always plays ``GET /hint``'s move, computed as the server
-  computes it (``games.engine.hint.hint`` on the player's view, with its defaults unless
-  ``--samples``, ``--budget`` or ``--time-limit`` (seconds, 0 for none) name others),
+  computes it (``games.engine.hint.hint`` on the player's view and the boards of the game's
+  line of play, with its defaults unless ``--samples``, ``--budget`` or ``--time-limit``
+  (seconds, 0 for none) name others),
   until the game is won, no hint is left, a position comes back a third time (a loop), or
   300 actions;
 - **the hint before** (``--before``): the same player following the hint as it was before
@@ -57,7 +58,8 @@ MAX_ACTIONS = 300
 LOOP = 3
 
 View = dict[str, Any]
-Adviser = Callable[[engine.Ruleset, View], tuple[engine.Action | None, bool]]
+#: An adviser reads the player's view and the boards of the game's line of play.
+Adviser = Callable[[engine.Ruleset, View, frozenset[Hashable]], tuple[engine.Action | None, bool]]
 
 
 @dataclass
@@ -105,7 +107,7 @@ def follow(rules: engine.Ruleset, seed: int, advise: Adviser) -> Played:
         view = engine.player_view(state)
         started = time.perf_counter()
         started_cpu = time.process_time()
-        action, by_solver = advise(rules, view)
+        action, by_solver = advise(rules, view, hints.line_boards(state))
         played.latencies.append(time.perf_counter() - started)
         played.cpu.append(time.process_time() - started_cpu)
         played.solver_hints += by_solver
@@ -130,17 +132,28 @@ class Job:
 def advisers(job: Job) -> dict[str, Adviser]:
     """The players of ``job``, by name."""
 
-    def hinted(rules: engine.Ruleset, view: View) -> tuple[engine.Action | None, bool]:
+    def hinted(
+        rules: engine.Ruleset, view: View, been: frozenset[Hashable]
+    ) -> tuple[engine.Action | None, bool]:
         found = hints.hint(
-            rules, view, samples=job.samples, budget=job.budget, time_limit=job.time_limit
+            rules,
+            view,
+            samples=job.samples,
+            budget=job.budget,
+            time_limit=job.time_limit,
+            been=been,
         )
         return found.action, found.source == "solver"
 
-    def before(rules: engine.Ruleset, view: View) -> tuple[engine.Action | None, bool]:
+    def before(
+        rules: engine.Ruleset, view: View, _: frozenset[Hashable]
+    ) -> tuple[engine.Action | None, bool]:
         found = hint_before.hint(rules, view)
         return found.action, found.source == "solver"
 
-    def one_move(rules: engine.Ruleset, view: View) -> tuple[engine.Action | None, bool]:
+    def one_move(
+        rules: engine.Ruleset, view: View, _: frozenset[Hashable]
+    ) -> tuple[engine.Action | None, bool]:
         return heuristic.best(rules, view), False
 
     players: dict[str, Adviser] = {"hint": hinted}
