@@ -90,15 +90,15 @@ def board_of(view: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def board_key(state: State) -> Hashable:
-    """What a player sees of ``state``'s board (its face-up cards, how many are face-down
-    in each column, the reserve's size, the cells and the runs gone), as a key: two
-    positions with one key look alike to the player."""
+    """What a player sees of ``state``'s tableau (its face-up cards, how many are face-down
+    in each column, the reserve's size and the cells), as a key: two positions of one deal
+    with one key look alike to the player. (They have the same runs gone too, perhaps in
+    another order: the face-down cards and the reserve are the deal's own.)"""
     return (
         tuple(cards[down:] for cards, down in zip(state.columns, state.down, strict=True)),
         state.down,
         len(state.reserve),
         state.cells,
-        state.removed,
     )
 
 
@@ -409,13 +409,7 @@ def _plan_of(state: State, line: Sequence[Action]) -> tuple[tuple[Action, ...], 
             last = action
             break
         state = after
-    seen = (
-        tuple(cards[down:] for cards, down in zip(state.columns, state.down, strict=True)),
-        state.down,
-        len(state.reserve),
-        state.cells,
-    )
-    return tuple(plan), (seen, last)
+    return tuple(plan), (board_key(state), last)
 
 
 def _plan_wins(rules: Ruleset, state: State, plan: Sequence[Action], budget: int) -> bool:
