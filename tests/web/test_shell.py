@@ -67,12 +67,8 @@ def test_every_client_page_is_the_shell_under_the_policy(client, path):
     assert response["Content-Type"].startswith("text/html")
     assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
     assert response["Referrer-Policy"] == "same-origin"
-    # The client in one script (web.bundle), after boot.js, which starts the first requests;
-    # render-blocking, so that the browser never paints the empty shell first.
-    assert (
-        b'<script type="module" src="/static/web/js/bundle.js" blocking="render">'
-        in response.content
-    )
+    # The client in one script (web.bundle), after boot.js, which starts the first requests.
+    assert b'<script type="module" src="/static/web/js/bundle.js">' in response.content
     assert b'<script type="module" async src="/static/web/js/boot.js">' in response.content
     assert b"modulepreload" not in response.content
 
@@ -83,7 +79,7 @@ def test_unbundled_the_shell_loads_main_js_and_preloads_what_it_imports(client, 
     settings.WEB_BUNDLE = False
     html = client.get(path).content.decode()
 
-    assert '<script type="module" src="/static/web/js/main.js" blocking="render">' in html
+    assert '<script type="module" src="/static/web/js/main.js">' in html
     assert "bundle.js" not in html
     tags = parsed(html)
     preloads = [a["href"] for t, a in tags.tags if t == "link" and a.get("rel") == "modulepreload"]
