@@ -240,20 +240,19 @@ def contest_frames(
                 client.post(f"/api/v1/races/{race['id']}/join").raise_for_status()
             key = race["id"]
             time.sleep(2.5)
-            dealt = [c.post(f"/api/v1/races/{key}/games").json()["results"] for c in clients]
-            games = [deals[0] for deals in dealt]
+            # Each racer's deals still to play, the one in play first.
+            deals = [c.post(f"/api/v1/races/{key}/games").json()["results"] for c in clients]
         else:
             arenas = clients[0].get("/api/v1/arenas?status=running").json()["results"]
             key = next(a["id"] for a in arenas if a["rules"] == RULES)
-            games = [c.post(f"/api/v1/arenas/{key}/play").json() for c in clients]
-            dealt = [[game] for game in games]
+            deals = [[c.post(f"/api/v1/arenas/{key}/play").json()] for c in clients]
         page = open_page(browser, base, f"/{kind}/{key}", None, ready="#standings tbody tr")
         page.wait_for_selector("#standings-title ~ .conn-live, .conn.conn-live")
         # The contest's deals are secret: each player plays a legal move the API lists.
         sent = 0
         for _ in range(count // len(clients)):
             for n, client in enumerate(clients):
-                path = f"/api/v1/games/{games[n]['id']}"
+                path = f"/api/v1/games/{deals[n][0]['id']}"
                 legal = client.get(f"{path}/moves").json()["moves"]
                 if legal:
                     client.post(f"{path}/commands", json=legal[0]).raise_for_status()
@@ -261,10 +260,9 @@ def contest_frames(
                     # Stuck (the first legal move each time soon gets there): on to the next.
                     if client.get(path).json()["status"] == "playing":
                         client.post(f"{path}/commands", json={"type": "resign"}).raise_for_status()
-                    games[n] = client.post(f"/api/v1/arenas/{key}/play").json()
-                elif dealt[n][1:]:
-                    dealt[n] = dealt[n][1:]
-                    games[n] = dealt[n][0]
+                    deals[n] = [client.post(f"/api/v1/arenas/{key}/play").json()]
+                elif len(deals[n]) > 1:
+                    deals[n].pop(0)
                     continue
                 else:
                     continue
