@@ -6,8 +6,9 @@ Three figures, each over cold browser contexts (no cache) or many frames:
 
 * bytes of the first board view: everything the page fetches (HTML, CSS, modules, API
   answers, and for a spectator the WebSocket snapshot) until the board is drawn, for the
-  player's own game and for a spectator of it. Target: at most 150 KB (no compression:
-  daphne sends bodies as they are, so these are the uncompressed sizes).
+  player's own game and for a spectator of it, as sent: a first visit's shell, which
+  carries the client, and the static files gzip-compressed, the API's answers and frames
+  as they are. Target: at most 150 KB.
 * the first board on localhost: from navigation start to the board's first drawing (the
   client's ``scorpion:board-drawn`` mark). Baseline: one API request as a fresh page loads
   it, in a new context with an empty cache (so with its own connection), interleaved with

@@ -38,7 +38,7 @@ import json
 import os
 import posixpath
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -289,8 +289,13 @@ class _Module:
         return node.start_byte, node.end_byte, ""
 
 
-def build(root: Path) -> str:
-    """The bundle of the modules under ``root`` (the folder of ``main.js``)."""
+def build(root: Path, located: Callable[[str], str] | None = None) -> str:
+    """The bundle of the modules under ``root`` (the folder of ``main.js``).
+
+    With ``located``, the bundle is for a page to carry inline (``web.views``): nothing runs
+    before it, so ``boot.js`` is bundled too, and the modules that stay files of their own
+    (the language packs) are imported by the URL ``located`` gives their name, since a
+    relative specifier in an inline script would be read against the page's address."""
 
     def read(name: str) -> _Module:
         return _Module(f"{ROOT}/{name}", (root / name).read_bytes())
@@ -305,7 +310,7 @@ def build(root: Path) -> str:
         modules[name] = module
         pending.extend(module.static + [target for _, target in module.calls])
     statically = {target for module in modules.values() for target in module.static}
-    shell = {f"{ROOT}/{name}" for name in SHELL_RUNS}
+    shell = {f"{ROOT}/{name}" for name in SHELL_RUNS} if located is None else set()
     separate_names = [
         name
         for name in modules
@@ -322,7 +327,7 @@ def build(root: Path) -> str:
             raise BundleError(f"{name}: top-level await outside the entry")
 
     def relative(name: str) -> str:
-        return "./" + posixpath.relpath(name, ROOT)
+        return "./" + posixpath.relpath(name, ROOT) if located is None else located(name)
 
     static_separate = [name for name in separate_names if name in statically]
     aliases = {name: f"$s{n}" for n, name in enumerate(static_separate)}

@@ -1,6 +1,7 @@
 """A game's first view in the browser: the shell carries the game and the rulesets as the
 API answers an anonymous reader (``web/views.py``), so the board is drawn with no API
-request for them; and it names every script that view loads (the client's one script,
+request for them; a first visit's shell carries the client itself, so that view fetches no
+script, and a return visit's names every script the view loads (the client's one script,
 ``web/bundle.py``), so no module waits for another to arrive.
 
 Each runs in Debian's chromium (Playwright) against a real daphne server; the game's API
@@ -90,7 +91,7 @@ def test_a_private_game_carries_nothing_and_is_read_with_the_token(browser, serv
     game = owner.api.post("/games", json={"rules": "classic", "seed": 8, "public": False})
     game_id = game.json()["id"]
     shell = httpx.get(f"{server.http}/games/{game_id}", timeout=30).text
-    assert "scorpion-answers" not in shell  # an anonymous reader may not read it
+    assert 'id="scorpion-answers"' not in shell  # an anonymous reader may not read it
 
     page, refused, _ = open_game(browser, server, game_id, owner)
     page.wait_for_selector("#problem")  # the request was refused here: the page says so
@@ -99,11 +100,25 @@ def test_a_private_game_carries_nothing_and_is_read_with_the_token(browser, serv
     page.context.close()
 
 
-def test_the_shell_preloads_every_module_the_first_view_loads(browser, server) -> None:
+def test_a_first_visit_fetches_no_script_and_a_return_visit_preloads_what_it_loads(
+    browser, server
+) -> None:
     owner = signed_up(server, "modules1")
     game = owner.api.post("/games", json={"rules": "classic", "seed": 9}).json()["id"]
     for player in (None, owner):
+        # A first visit: the shell carries the client, and the page fetches no script before
+        # the board; once idle, it fetches the client's files for the next visit.
         page, _, scripts = open_game(browser, server, game, player)
+        page.wait_for_selector(".tableau .card.up")
+        assert [url for url in scripts if "/static/web/js/" in url] == []
+        cached = page.wait_for_event(
+            "requestfinished", lambda request: "/static/web/js/bundle" in request.url
+        )
+        assert cached.response().status == 200
+        # The next visit links them (the cookie says they are cached), and names every
+        # script its first view loads.
+        scripts.clear()
+        page.goto(f"{server.http}/games/{game}")
         page.wait_for_selector(".tableau .card.up")
         page.wait_for_load_state("networkidle")
         preloaded = page.eval_on_selector_all(

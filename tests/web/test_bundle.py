@@ -41,6 +41,18 @@ def test_the_client_is_bundled_but_for_boot_and_the_languages_loaded_on_demand()
     assert "// The client's entry point" not in text
 
 
+def test_a_bundle_for_a_page_to_carry_has_boot_in_it_and_names_the_languages_by_url() -> None:
+    text = bundle.build(CLIENT, located=lambda name: f"/static/{name}")
+    names = set(bundled_names(text))
+
+    assert "web/js/boot.js" in names  # nothing runs before an inline bundle
+    assert "$separate = {  }" in text and "import * as" not in text.split("$module(", 1)[0]
+    assert 'import("/static/web/js/lang/it.js")' in text
+    assert 'import("./' not in text and 'from "./' not in text
+    # main.js takes boot.js from the registry, as any bundled module.
+    assert '$require("web/js/boot.js")' in text.split('$module("web/js/main.js"', 1)[1]
+
+
 def test_a_module_keeps_its_scope_and_its_exports_are_getters(tmp_path: Path) -> None:
     main = 'import count, { bump as up } from "./a.js";\nimport * as a from "./a.js";\nup();\n'
     a = (

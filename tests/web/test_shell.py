@@ -3,6 +3,9 @@ API, the admin and the operations endpoints it must never shadow."""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import hashlib
 import json
 import re
 from html.parser import HTMLParser
@@ -11,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.contrib.staticfiles import finders
 
-from web.views import CONTENT_SECURITY_POLICY
+from web.views import ASSETS_COOKIE, CONTENT_SECURITY_POLICY, inline_client
 
 CLIENT_PAGES = [
     "/",
@@ -58,19 +61,51 @@ def parsed(html: str) -> Tags:
     return tags
 
 
+def linked(client) -> None:
+    """The client of a browser that has the client's files: its shell links them."""
+    carried = inline_client()
+    assert carried is not None
+    client.cookies[ASSETS_COOKIE] = carried.version
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", CLIENT_PAGES)
 def test_every_client_page_is_the_shell_under_the_policy(client, path):
-    response = client.get(path)
+    carried = inline_client()
+    assert carried is not None
 
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/html")
-    assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
-    assert response["Referrer-Policy"] == "same-origin"
+    first = client.get(path)  # a first visit: the client inline, under its hashes
+
+    assert first.status_code == 200
+    assert first["Content-Type"].startswith("text/html")
+    assert first["Content-Security-Policy"] == carried.policy
+    assert first["Referrer-Policy"] == "same-origin"
+    assert b'<script type="module">' in first.content
+    scripts = [a for tag, a in parsed(first.content.decode()).tags if tag == "script"]
+    assert not any(a.get("src") for a in scripts)  # no script or module to fetch first
+    assert first.cookies[ASSETS_COOKIE].value == carried.version
+
+    again = client.get(path)  # the cookie says the files are cached: the shell links them
+
+    assert again.status_code == 200
+    assert again["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert again["Referrer-Policy"] == "same-origin"
     # The client in one script (web.bundle), after boot.js, which starts the first requests.
-    assert b'<script type="module" src="/static/web/js/bundle.js">' in response.content
-    assert b'<script type="module" async src="/static/web/js/boot.js">' in response.content
-    assert b"modulepreload" not in response.content
+    assert b'<script type="module" src="/static/web/js/bundle.js">' in again.content
+    assert b'<script type="module" async src="/static/web/js/boot.js">' in again.content
+    assert b"modulepreload" not in again.content
+    assert ASSETS_COOKIE not in again.cookies
+    assert {"Cookie"} <= {v.strip() for v in again["Vary"].split(",")}
+
+
+@pytest.mark.django_db
+def test_a_cookie_of_another_version_gets_the_client_inline_again(client):
+    client.cookies[ASSETS_COOKIE] = "0123456789abcdef"  # before the last deploy
+
+    response = client.get("/")
+
+    assert b'<script type="module">' in response.content
+    assert response.cookies[ASSETS_COOKIE].value == inline_client().version  # type: ignore[union-attr]
 
 
 @pytest.mark.django_db
@@ -87,28 +122,89 @@ def test_unbundled_the_shell_loads_main_js_and_preloads_what_it_imports(client, 
 
 
 def test_the_policy_allows_only_this_sites_own_scripts_and_connections():
-    directives = dict(part.split(" ", 1) for part in CONTENT_SECURITY_POLICY.split("; "))
+    carried = inline_client()
+    assert carried is not None
+    for policy, inline in ((CONTENT_SECURITY_POLICY, 0), (carried.policy, 1)):
+        directives = dict(part.split(" ", 1) for part in policy.split("; "))
 
-    assert directives["default-src"] == "'none'"
-    assert directives["script-src"] == "'self'"  # no 'unsafe-inline', no 'unsafe-eval'
-    assert directives["connect-src"] == "'self'"
-    assert directives["frame-ancestors"] == "'none'"
+        assert directives["default-src"] == "'none'"
+        # No 'unsafe-inline', no 'unsafe-eval': the client's own inline script, by its hash.
+        assert directives["script-src"].split()[0] == "'self'"
+        assert len(directives["script-src"].split()) == 1 + inline
+        assert len(directives["style-src"].split()) == 1 + inline
+        assert all(w.startswith("'sha256-") for w in directives["script-src"].split()[1:])
+        assert directives["connect-src"] == "'self'"
+        assert directives["frame-ancestors"] == "'none'"
 
 
-def test_the_shell_has_no_inline_script_or_style_and_its_files_exist(client):
+def digest(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+@pytest.mark.django_db
+def test_a_first_visit_carries_the_client_under_its_hashes_and_names_its_files(client):
+    response = client.get("/")
+    html = response.content.decode()
+    tags = parsed(html)
+    policy = response["Content-Security-Policy"]
+    directives = dict(part.split(" ", 1) for part in policy.split("; "))
+
+    scripts = [attrs for tag, attrs in tags.tags if tag == "script"]
+    assert scripts == [{"type": "module"}]  # the client, and nothing that runs but it
+    assert not any(tag == "link" and a.get("rel") == "stylesheet" for tag, a in tags.tags)
+    script = html[html.index('<script type="module">') + 22 : html.index("</script>")]
+    style = html[html.index("<style>") + 7 : html.index("</style>")]
+    assert directives["script-src"] == f"'self' {digest(script)}"
+    assert directives["style-src"] == f"'self' {digest(style)}"
+    assert style == Path(finders.find("web/css/app.css")).read_text().strip()  # type: ignore[arg-type]
+    assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs)
+    # Read against the page's address, a relative specifier would miss: none is left.
+    assert 'from "./' not in script and 'import("./' not in script
+    for url in re.findall(r'import\("([^"]+)"\)', script):  # the language packs, by their URLs
+        assert finders.find(url.removeprefix("/static/")), f"{url} is not a static file"
+    # The files the next visit links, fetched by the page once it is idle.
+    metas = {a["name"]: a["content"] for t, a in tags.tags if t == "meta" and "name" in a}
+    files = str(metas["scorpion:prefetch"]).split()
+    css, script_file, boot = "web/css/app.css", "web/js/bundle.js", "web/js/boot.js"
+    assert files == [f"/static/{name}" for name in (css, script_file, boot)]
+    for url in files:
+        assert finders.find(url.removeprefix("/static/")), f"{url} is not a static file"
+
+
+@pytest.mark.django_db
+def test_a_first_visit_is_sent_compressed_when_the_browser_accepts_it(client, django_user_model):
+    from games.writes import services
+
+    owner = django_user_model.objects.create_user("cy", password="pw-cy-12345")
+    game = str(services.game_create(owner=owner, rules="classic", seed=5).game_id)
+    for path in ("/", f"/games/{game}", "/players/%3Cimg%20src%3Dx%3E"):
+        plain = client.get(path)
+        client.cookies.clear()
+        packed = client.get(path, headers={"Accept-Encoding": "br, gzip;q=0.9"})
+        client.cookies.clear()
+
+        assert "Content-Encoding" not in plain
+        assert packed["Content-Encoding"] == "gzip"
+        assert gzip.decompress(packed.content) == plain.content
+        assert len(packed.content) < len(plain.content) / 3
+        assert {"Accept-Encoding", "Cookie"} <= {v.strip() for v in packed["Vary"].split(",")}
+
+
+def test_the_linked_shell_has_no_inline_script_or_style_and_its_files_exist(client):
+    linked(client)
     tags = parsed(client.get("/").content.decode())
 
     scripts = [attrs for tag, attrs in tags.tags if tag == "script"]
     assert scripts and all(attrs.get("src") for attrs in scripts)
     assert tags.script_text.strip() == ""
-    assert not any("style" in attrs for _, attrs in tags.tags)
+    assert not any(tag == "style" or "style" in attrs for tag, attrs in tags.tags)
     assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs)
-    linked = [
+    linked_files = [
         attrs.get("src") or attrs.get("href")
         for tag, attrs in tags.tags
         if tag in ("script", "link") and (attrs.get("src") or attrs.get("href"))
     ]
-    for url in linked:
+    for url in linked_files:
         assert url.startswith("/static/"), url
         assert finders.find(url.removeprefix("/static/")), f"{url} is not a static file"
 
@@ -121,6 +217,8 @@ def test_a_game_page_carries_the_api_answers_an_anonymous_reader_gets(
     from games.writes import services
 
     settings.WEB_BUNDLE = bundled
+    if bundled:
+        linked(client)
 
     owner = django_user_model.objects.create_user("ann</script><b>", password="pw-ann-123")
     game = str(services.game_create(owner=owner, rules="classic", seed=3).game_id)

@@ -105,6 +105,20 @@ function renderHeader() {
   );
 }
 
+/**
+ * A first visit's shell carries the client inline and names its files: fetch them once the
+ * page is idle, into the cache, for the next visit, whose shell links them (web/views.py).
+ */
+function prefetchClient() {
+  const files = document.querySelector('meta[name="scorpion:prefetch"]')?.content;
+  if (!files) return;
+  const later = () => {
+    for (const href of files.split(" ")) document.head.append(h("link", { rel: "prefetch", href }));
+  };
+  addEventListener("load", () => (window.requestIdleCallback ? requestIdleCallback(later, { timeout: 5000 }) : setTimeout(later, 2000)), { once: true });
+}
+
+prefetchClient();
 onNavigate(route);
 api.onSessionChange(() => renderHeader());
 onLangChange(() => route());
