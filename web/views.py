@@ -156,11 +156,20 @@ def _digest(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
-@functools.cache
 def inline_client() -> Inline | None:
-    """The client to carry in a first visit's shell, built once per process (about 0.3 s):
+    """The client to carry in a first visit's shell, built once per process (about 0.3 s)
+    and again only if the static files' names change (as ``collectstatic`` names them):
     the stylesheet, and the bundle as ``web.bundle`` builds it for a page (``boot.js`` in
     it, the language packs by their URLs); None if either could end its element early."""
+    return _inline_client(tuple(static(name) for name in _CLIENT_FILES))
+
+
+#: The client's files, in the order a first visit's page fetches them for the next visit.
+_CLIENT_FILES = ("web/css/app.css", bundle.NAME, "web/js/boot.js")
+
+
+@functools.cache
+def _inline_client(files: tuple[str, ...]) -> Inline | None:
     stylesheet = finders.find("web/css/app.css")
     assert isinstance(stylesheet, str)
     css = Path(stylesheet).read_text(encoding="utf-8").strip()
@@ -179,7 +188,7 @@ def inline_client() -> Inline | None:
         compressed=compressed,
         compressor=compressor,
         policy=_policy(scripts=(_digest(script),), styles=(_digest(css),)),
-        files=" ".join(static(name) for name in ("web/css/app.css", bundle.NAME, "web/js/boot.js")),
+        files=" ".join(files),
     )
 
 

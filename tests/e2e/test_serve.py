@@ -68,9 +68,15 @@ def test_serve_runs_on_embedded_postgres_and_stops_it_on_exit(data_dir, free_por
             admin_css = httpx.get(f"{base_url}/static/admin/css/base.css", timeout=10)
             assert admin_css.status_code == 200
             # Collected at start: the shell names hashed files, cached for good and gzipped.
-            shell = httpx.get(f"{base_url}/", timeout=10).text
+            # A first visit gets the client inline and a cookie; the next, the shell that
+            # links the files.
+            with httpx.Client(base_url=base_url, timeout=10) as browser:
+                first = browser.get("/").text
+                shell = browser.get("/").text
+            assert '<script type="module">' in first
             client = re.search(r'src="(/static/web/js/bundle\.[0-9a-f]{12}\.js)"', shell)
             assert client, shell
+            assert client[1] in first  # named for the page to fetch for the next visit
             module = httpx.get(base_url + client[1], headers={"Accept-Encoding": "gzip"})
             assert module.status_code == 200
             assert "immutable" in module.headers["Cache-Control"]

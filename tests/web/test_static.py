@@ -46,9 +46,13 @@ def collected(tmp_path: Path, settings) -> Path:
 
 
 def test_the_shell_names_hashed_files_served_for_a_year_and_gzipped(client, collected):
-    shell = client.get("/").content.decode()
+    first = client.get("/").content.decode()  # the client inline, its files named to fetch
+    files = re.search(r'<meta name="scorpion:prefetch" content="([^"]+)">', first)
+    assert files, first[:400]
+    shell = client.get("/").content.decode()  # with the cookie: the shell links them
     urls = re.findall(r'(?:src|href)="(/static/[^"]+)"', shell)
     assert any("/web/js/bundle." in url for url in urls), shell
+    assert set(files[1].split()) <= set(urls)
     app = static_application(_not_found)
     for url in urls:
         assert HASHED_NAME.search(url), f"{url} is not a hashed name"
