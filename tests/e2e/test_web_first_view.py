@@ -51,6 +51,10 @@ def open_game(
 
     context.route(lambda url: url.endswith(f"/api/v1/games/{game}"), refuse)
     page = context.new_page()
+    # Every request that finished, from the first: the page's idle fetches may be done
+    # before a test starts to wait for them.
+    page.finished = []
+    page.on("requestfinished", lambda request: page.finished.append(request))
     page.set_default_timeout(10_000)
     page.on(
         "request",
@@ -111,10 +115,12 @@ def test_a_first_visit_fetches_no_script_and_a_return_visit_preloads_what_it_loa
         page, _, scripts = open_game(browser, server, game, player)
         page.wait_for_selector(".tableau .card.up")
         assert [url for url in scripts if "/static/web/js/" in url] == []
-        cached = page.wait_for_event(
-            "requestfinished", lambda request: "/static/web/js/bundle" in request.url
-        )
-        assert cached.response().status == 200
+        for _ in range(100):
+            cached = [r for r in page.finished if "/static/web/js/bundle" in r.url]
+            if cached:
+                break
+            page.wait_for_timeout(100)
+        assert cached and cached[0].response().status == 200, [r.url for r in page.finished]
         # The next visit links them (the cookie says they are cached), and names every
         # script its first view loads.
         scripts.clear()
