@@ -290,9 +290,9 @@ def lobby_bytes(browser: Any, base: str, who: tuple[str, str]) -> tuple[float, f
     client's files it then fetches for the next visit."""
     page = open_page(browser, base, "/", who, ready="#new-game-title")
     page.wait_for_load_state("networkidle")
-    received = float(page.received), float(page.prefetched)
+    sizes = float(page.received), float(page.prefetched)
     page.context.close()
-    return received
+    return sizes
 
 
 def print_frames(label: str, times: list[float], sent: int | None = None) -> None:

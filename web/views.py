@@ -164,13 +164,15 @@ def inline_client() -> Inline | None:
     return _inline_client(tuple(static(name) for name in _CLIENT_FILES))
 
 
+_STYLESHEET = "web/css/app.css"
 #: The client's files, in the order a first visit's page fetches them for the next visit.
-_CLIENT_FILES = ("web/css/app.css", bundle.NAME, "web/js/boot.js")
+_CLIENT_FILES = (_STYLESHEET, bundle.NAME, "web/js/boot.js")
 
 
 @functools.cache
 def _inline_client(files: tuple[str, ...]) -> Inline | None:
-    stylesheet = finders.find("web/css/app.css")
+    """``inline_client`` for the client's files at the URLs ``files`` (its cache key)."""
+    stylesheet = finders.find(_STYLESHEET)
     assert isinstance(stylesheet, str)
     css = Path(stylesheet).read_text(encoding="utf-8").strip()
     script = bundle.build(modules.source_root(), located=static)
