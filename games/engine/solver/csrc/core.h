@@ -84,6 +84,11 @@ typedef struct {
     uint8_t where[52], index[52];
 } frame_t;
 
+/* A set of places, one bit each (a position has at most NS_MAXCARDS cards in columns). */
+typedef struct {
+    uint64_t w[2];
+} places_t;
+
 /* departures.py's Entry. */
 typedef struct {
     int i, up, to_empty, none, way0, nways;
@@ -110,19 +115,16 @@ typedef struct {
     int nplaces[52];
     int places[52][2];
     int order[NS_MAXCARDS];
+    /* The places in the order they joined (``joined[order[i]] == i``), and how many. */
+    int joined[NS_MAXCARDS];
+    int njoined;
     int why[NS_MAXCARDS][3];
     int nwhy[NS_MAXCARDS];
-    /* _grow's own: the entries it looks at, those left, who waits on whom, its queue. */
+    /* The entries a closure has yet to let in. */
     int list[NS_MAXCARDS];
-    int left[NS_MAXCARDS];
-    int wstart[NS_MAXCARDS + 1];
-    int *waiting;
-    size_t waiting_cap;
-    int *queue;
-    size_t queue_cap;
     /* one_place's memo of closures with one card held. */
     uint8_t held_done[NS_MAXCARDS];
-    uint8_t held[NS_MAXCARDS][NS_MAXCARDS];
+    places_t held[NS_MAXCARDS];
     uint8_t seen[NS_MAXCARDS];
     int todo[NS_MAXCARDS];
 } dep_t;
@@ -202,8 +204,7 @@ static inline void copy_col(uint8_t *dst, const uint8_t *src, int n)
 }
 
 /* lost_as_it_stands (departures.c): whether stranded cards, and with two decks two copies
- * with one place, prove the
- * position lost; -1 out of memory. */
+ * with one place, prove the position lost. */
 int ns_stranded(ns_search *search, const pos_t *p);
 
 #endif

@@ -4,16 +4,11 @@
  *
  * Only sets decide: the least set closed under departures.py's conditions, with or without
  * one card held in place. So the closure is found by passes over the cards on bit sets
- * (dep_closure; with one deck, stranded_one_deck), which may let cards in in another order
- * than departures.py's queue: the same set, and the same answers. With two decks, two
+ * (dep_closure, dep_without; with one deck, stranded_one_deck), which may let cards in in
+ * another order than departures.py's queue: the same set, and the same answers. With two decks, two
  * copies, one place also reads the order in which cards joined and why each did, to settle
  * most pairs without a second closure; any such derivation settles them alike. */
 #include "core.h"
-
-/* A set of places, one bit each (a position has at most NS_MAXCARDS cards in columns). */
-typedef struct {
-    uint64_t w[2];
-} places_t;
 
 #define HAS(set, i) ((set).w[(i) >> 6] >> ((i)&63) & 1)
 #define ADD(set, i) ((set).w[(i) >> 6] |= 1ULL << ((i)&63))
@@ -155,154 +150,48 @@ static void dep_build(ns_search *s, dep_t *d, const pos_t *p, uint64_t free)
     d->any_empty = any_empty;
 }
 
-/* _grow's state between its inner functions. */
-typedef struct {
-    dep_t *d;
-    uint8_t *leaves;
-    int *order; /* NULL: no order, no why */
-    int any_empty, emptied, step;
-} grow_t;
-
-/* _grow's way_in: whether ``e``'s card may depart, with the cards that let it. */
-static int way_in(const grow_t *g, const entry_t *e, int cause[3], int *ncause)
+/* Whether entry ``e``'s card may depart once the cards of ``leaves`` have (an empty column
+ * to be had when ``any_empty``), with the cards that let it into ``cause`` (at most 3):
+ * departures.py's way in. */
+static inline int departs(const dep_t *d, const entry_t *e, places_t leaves, int any_empty,
+                          int emptied, int cause[3], int *ncause)
 {
-    const uint8_t *leaves = g->leaves;
     int n = 0;
     if (e->up >= 0) {
-        if (!leaves[e->up])
+        if (!HAS(leaves, e->up))
             return 0;
         cause[n++] = e->up;
     }
-    if (e->none) {
-        *ncause = n;
-        return 1;
+    int ok = e->none;
+    if (!ok && e->to_empty && any_empty) {
+        if (emptied >= 0)
+            cause[n++] = emptied;
+        ok = 1;
     }
-    if (e->to_empty && g->any_empty) {
-        if (g->emptied >= 0)
-            cause[n++] = g->emptied;
-        *ncause = n;
-        return 1;
-    }
-    for (int w = 0; w < e->nways; w++) {
-        const way_t *way = &g->d->ways[e->way0 + w];
-        if (way->cover >= 0 && !leaves[way->cover])
+    for (int w = 0; !ok && w < e->nways; w++) {
+        const way_t *way = &d->ways[e->way0 + w];
+        if (way->cover >= 0 && !HAS(leaves, way->cover))
             continue;
-        if (way->low == way->high) {
-            if (way->cover >= 0)
-                cause[n++] = way->cover;
-            *ncause = n;
-            return 1;
+        int between = -1;
+        if (way->low != way->high) {
+            places_t both = span(way->low, way->high);
+            both.w[0] &= leaves.w[0];
+            both.w[1] &= leaves.w[1];
+            if (both.w[0])
+                between = __builtin_ctzll(both.w[0]);
+            else if (both.w[1])
+                between = 64 + __builtin_ctzll(both.w[1]);
+            else
+                continue;
         }
-        const void *found = memchr(leaves + way->low, 1, (size_t)(way->high - way->low));
-        if (found) {
-            if (way->cover >= 0)
-                cause[n++] = way->cover;
-            cause[n++] = (int)((const uint8_t *)found - leaves);
-            *ncause = n;
-            return 1;
-        }
+        if (way->cover >= 0)
+            cause[n++] = way->cover;
+        if (between >= 0)
+            cause[n++] = between;
+        ok = 1;
     }
-    return 0;
-}
-
-/* _grow's join: put ``i`` in. (This core asks only for whole closures, as two copies with one
- * place needs: departures.py's ``until_needed`` is the one-deck check's, on bit sets below.) */
-static void join(grow_t *g, int i, const int cause[3], int ncause)
-{
-    dep_t *d = g->d;
-    g->leaves[i] = 1;
-    if (g->order) {
-        g->order[i] = g->step++;
-        memcpy(d->why[i], cause, sizeof(int) * (size_t)ncause);
-        d->nwhy[i] = ncause;
-    }
-    if (!g->any_empty && d->is_emptier[i]) {
-        g->any_empty = 1;
-        g->emptied = i;
-    }
-}
-
-/* Departures._grow over the ``n`` entries listed in ``d->list``; 0 when out of memory. */
-static int dep_grow(dep_t *d, uint8_t *leaves, int *order, int n, int any_empty)
-{
-    grow_t g = {d, leaves, order, any_empty, -1, 0};
-    int cause[3], ncause;
-    /* One pass over every card first (most can leave at once), then only the cards left,
-     * each looked at again when a card it waits on joins. */
-    int nleft = 0;
-    for (int k = 0; k < n; k++) {
-        const entry_t *e = &d->entries[d->list[k]];
-        if (!way_in(&g, e, cause, &ncause))
-            d->left[nleft++] = d->list[k];
-        else
-            join(&g, e->i, cause, ncause);
-    }
-    /* ``waiting``: for each place, the entries of ``left`` that wait on it, in order. */
-    int total = d->total;
-    memset(d->wstart, 0, sizeof(int) * (size_t)(total + 1));
-    size_t items = 0;
-    for (int e = 0; e < nleft; e++) {
-        const entry_t *entry = &d->entries[d->left[e]];
-        if (entry->up >= 0) {
-            d->wstart[entry->up + 1]++;
-            items++;
-        }
-        if (entry->none)
-            continue;
-        for (int w = 0; w < entry->nways; w++) {
-            const way_t *way = &d->ways[entry->way0 + w];
-            if (way->cover >= 0) {
-                d->wstart[way->cover + 1]++;
-                items++;
-            }
-            for (int k = way->low; k < way->high; k++)
-                d->wstart[k + 1]++;
-            items += (size_t)(way->high - way->low);
-        }
-    }
-    for (int k = 0; k < total; k++)
-        d->wstart[k + 1] += d->wstart[k];
-    if (!grow((void **)&d->waiting, &d->waiting_cap, items + 1, sizeof(int)))
-        return 0;
-    if (!grow((void **)&d->queue, &d->queue_cap, items + 2 * (size_t)nleft + 1, sizeof(int)))
-        return 0;
-    int fill[NS_MAXCARDS];
-    memcpy(fill, d->wstart, sizeof(int) * (size_t)total);
-    for (int e = 0; e < nleft; e++) {
-        const entry_t *entry = &d->entries[d->left[e]];
-        if (entry->up >= 0)
-            d->waiting[fill[entry->up]++] = e;
-        if (entry->none)
-            continue;
-        for (int w = 0; w < entry->nways; w++) {
-            const way_t *way = &d->ways[entry->way0 + w];
-            if (way->cover >= 0)
-                d->waiting[fill[way->cover]++] = e;
-            for (int k = way->low; k < way->high; k++)
-                d->waiting[fill[k]++] = e;
-        }
-    }
-    int *queue = d->queue;
-    size_t nqueue = 0;
-    for (int e = 0; e < nleft; e++)
-        queue[nqueue++] = e;
-    while (nqueue) {
-        const entry_t *entry = &d->entries[d->left[queue[--nqueue]]];
-        int i = entry->i;
-        if (leaves[i])
-            continue;
-        if (!way_in(&g, entry, cause, &ncause))
-            continue;
-        int emptying = !g.any_empty;
-        join(&g, i, cause, ncause);
-        for (int k = d->wstart[i]; k < d->wstart[i + 1]; k++)
-            queue[nqueue++] = d->waiting[k];
-        if (emptying && g.any_empty)
-            for (int e = 0; e < nleft; e++)
-                if (d->entries[d->left[e]].to_empty)
-                    queue[nqueue++] = e;
-    }
-    return 1;
+    *ncause = n;
+    return ok;
 }
 
 /* Departures.closure: the order in which each card joined, in d->order (NEVER if never),
@@ -331,48 +220,14 @@ static void dep_closure(dep_t *d)
         int kept = 0;
         for (int k = 0; k < npending; k++) {
             const entry_t *e = &d->entries[pending[k]];
-            int cause[3] = {0, 0, 0}, n = 0, ok;
-            if (e->up >= 0) {
-                if (!HAS(leaves, e->up)) {
-                    pending[kept++] = pending[k];
-                    continue;
-                }
-                cause[n++] = e->up;
-            }
-            ok = e->none;
-            if (!ok && e->to_empty && any_empty) {
-                if (emptied >= 0)
-                    cause[n++] = emptied;
-                ok = 1;
-            }
-            for (int w = 0; !ok && w < e->nways; w++) {
-                const way_t *way = &d->ways[e->way0 + w];
-                if (way->cover >= 0 && !HAS(leaves, way->cover))
-                    continue;
-                int between = -1;
-                if (way->low != way->high) {
-                    places_t both = span(way->low, way->high);
-                    both.w[0] &= leaves.w[0];
-                    both.w[1] &= leaves.w[1];
-                    if (both.w[0])
-                        between = __builtin_ctzll(both.w[0]);
-                    else if (both.w[1])
-                        between = 64 + __builtin_ctzll(both.w[1]);
-                    else
-                        continue;
-                }
-                if (way->cover >= 0)
-                    cause[n++] = way->cover;
-                if (between >= 0)
-                    cause[n++] = between;
-                ok = 1;
-            }
-            if (!ok) {
+            int cause[3] = {0, 0, 0}, n;
+            if (!departs(d, e, leaves, any_empty, emptied, cause, &n)) {
                 pending[kept++] = pending[k];
                 continue;
             }
             int i = e->i;
             ADD(leaves, i);
+            d->joined[step] = i;
             d->order[i] = step++;
             memcpy(d->why[i], cause, sizeof cause);
             d->nwhy[i] = n;
@@ -381,30 +236,57 @@ static void dep_closure(dep_t *d)
                 emptied = i;
             }
         }
-        if (kept == npending)
+        if (kept == npending) {
+            d->njoined = step;
             return;
+        }
         npending = kept;
     }
 }
 
-/* Departures.without: the least set with ``held`` never departing, into ``leaves``. */
-static int dep_without(dep_t *d, int held, uint8_t *leaves)
+/* Departures.without: the least set with ``held`` never departing. The cards that joined
+ * the closure before ``held`` are in it, and so is each card that joined after it whose
+ * causes are all in (the same derivation holds). The others are looked at again in passes,
+ * as in dep_closure, until a pass lets none in. */
+static places_t dep_without(dep_t *d, int held)
 {
     const int *order = d->order;
-    int limit = order[held], n = 0;
-    memset(leaves, 0, (size_t)d->total);
+    int limit = order[held], npending = 0;
+    int *pending = d->list;
+    places_t leaves = {{0, 0}}, out = {{0, 0}};
+    int any_empty = d->any_empty;
+    for (int step = 0; step < d->njoined; step++) {
+        int i = d->joined[step], in = step != limit;
+        for (int k = 0; in && step > limit && k < d->nwhy[i]; k++)
+            in = !HAS(out, d->why[i][k]);
+        if (in) {
+            ADD(leaves, i);
+            any_empty |= d->is_emptier[i];
+        } else {
+            ADD(out, i);
+        }
+    }
     for (int k = 0; k < d->nentries; k++) {
         int i = d->entries[k].i;
-        if (order[i] < limit)
-            leaves[i] = 1;
-        else if (i != held)
-            d->list[n++] = k;
+        if (!HAS(leaves, i) && i != held)
+            pending[npending++] = k;
     }
-    int any_empty = d->any_empty;
-    for (int k = 0; k < d->nemptiers && !any_empty; k++)
-        if (order[d->emptiers[k]] < limit)
-            any_empty = 1;
-    return dep_grow(d, leaves, NULL, n, any_empty);
+    for (;;) {
+        int kept = 0;
+        for (int k = 0; k < npending; k++) {
+            const entry_t *e = &d->entries[pending[k]];
+            int cause[3], n;
+            if (!departs(d, e, leaves, any_empty, -1, cause, &n)) {
+                pending[kept++] = pending[k];
+                continue;
+            }
+            ADD(leaves, e->i);
+            any_empty |= d->is_emptier[e->i];
+        }
+        if (kept == npending)
+            return leaves;
+        npending = kept;
+    }
 }
 
 /* Departures.depends: whether ``v`` is on ``u``'s way into the closure. */
@@ -436,7 +318,7 @@ static int may_follow(dep_t *d, int u, int v)
     return d->order[u] == NEVER || (d->order[u] > d->order[v] && dep_depends(d, u, v));
 }
 
-/* one_place's follows: whether ``u`` departs only after ``v``, if ever; -1 out of memory. */
+/* one_place's follows: whether ``u`` departs only after ``v``, if ever. */
 static int follows(dep_t *d, int u, int v)
 {
     if (d->order[u] == NEVER)
@@ -444,39 +326,27 @@ static int follows(dep_t *d, int u, int v)
     if (!may_follow(d, u, v))
         return 0;
     if (!d->held_done[v]) {
-        if (!dep_without(d, v, d->held[v]))
-            return -1;
+        d->held[v] = dep_without(d, v);
         d->held_done[v] = 1;
     }
-    return !d->held[v][u];
+    return !HAS(d->held[v], u);
 }
 
-/* follows (strict) or may_follow; -1 out of memory. */
+/* follows (strict) or may_follow. */
 static int after(dep_t *d, int u, int v, int strict)
 {
     return strict ? follows(d, u, v) : may_follow(d, u, v);
 }
 
 /* one_place's after_both: whether ``c`` departs only after both ``a`` and ``b``, directly
- * or through the other one; -1 out of memory. */
+ * or through the other one. */
 static int after_both(dep_t *d, int c, int a, int b, int strict)
 {
-    /* after(c, a) or (after(c, b) and after(b, a)) */
-    int r = after(d, c, a, strict);
-    if (r == 0 && (r = after(d, c, b, strict)) > 0)
-        r = after(d, b, a, strict);
-    if (r <= 0)
-        return r;
-    /* and (after(c, b) or (after(c, a) and after(a, b))) */
-    if ((r = after(d, c, b, strict)) != 0)
-        return r;
-    if ((r = after(d, c, a, strict)) <= 0)
-        return r;
-    return after(d, a, b, strict);
+    return (after(d, c, a, strict) || (after(d, c, b, strict) && after(d, b, a, strict))) &&
+           (after(d, c, b, strict) || (after(d, c, a, strict) && after(d, a, b, strict)));
 }
 
-/* Departures.one_place: two copies, one place, over the whole closure in d->order; -1 out
- * of memory. */
+/* Departures.one_place: two copies, one place, over the whole closure in d->order. */
 static int dep_one_place(dep_t *d)
 {
     memset(d->held_done, 0, (size_t)d->total);
@@ -491,11 +361,8 @@ static int dep_one_place(dep_t *d)
             int c = d->covers[d->places[card + 1][q]];
             if (c < 0 || c == a || c == b)
                 continue;
-            int r = after_both(d, c, a, b, 0);
-            if (r > 0)
-                r = after_both(d, c, a, b, 1);
-            if (r)
-                return r;
+            if (after_both(d, c, a, b, 0) && after_both(d, c, a, b, 1))
+                return 1;
         }
     }
     return 0;
@@ -654,8 +521,7 @@ static int stranded_one_deck(ns_search *s, const pos_t *p, uint64_t free)
     }
 }
 
-/* lost_as_it_stands: stranded cards, and with two decks two copies with one place; -1 out
- * of memory. */
+/* lost_as_it_stands: stranded cards, and with two decks two copies with one place. */
 int ns_stranded(ns_search *s, const pos_t *p)
 {
     uint64_t free = 0;

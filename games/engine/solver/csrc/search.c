@@ -677,13 +677,7 @@ static int children(ns_search *s, const pos_t *node, int mark, int64_t key, int6
     }
     if (!node->dealt && s->nreserve && (s->any_time || !progress)) {
         deal(s, node, &kids[count]);
-        int lost = 0;
-        if (s->strands_checked && !s->strands_everywhere) {
-            lost = ns_stranded(s, &kids[count]);
-            if (lost < 0)
-                return 0;
-        }
-        if (!lost)
+        if (!(s->strands_checked && !s->strands_everywhere && ns_stranded(s, &kids[count])))
             count++;
     }
     /* A stable sort, highest first, as list.sort(reverse=True); a probe's key gets its
@@ -1205,13 +1199,8 @@ static int start(ns_search *s)
     s->nodes = 1;
     if (root->won)
         return NS_WON;
-    if (s->strands_checked) {
-        int lost = ns_stranded(s, root);
-        if (lost < 0)
-            return -2;
-        if (lost)
-            return NS_LOST;
-    }
+    if (s->strands_checked && ns_stranded(s, root))
+        return NS_LOST;
     uint8_t key[KEY_ROOM];
     int len = make_key(s, root, key);
     uint64_t h = hash_key(key, len);
@@ -1291,13 +1280,8 @@ int ns_run(ns_search *s, int64_t budget)
             s->nodes = nodes;
             return s->decided = NS_WON;
         }
-        if (s->strands_everywhere) {
-            int lost = ns_stranded(s, child);
-            if (lost < 0)
-                return NS_NOMEMORY;
-            if (lost)
-                continue; /* lost (stranded cards) */
-        }
+        if (s->strands_everywhere && ns_stranded(s, child))
+            continue; /* lost (stranded cards) */
         node = *child; /* a copy: the kid stack may move as it grows */
         if (!children(s, &node, mark + 1, s->two_decks ? -1 : at, (int64_t)kid))
             return NS_NOMEMORY;
@@ -1321,14 +1305,12 @@ size_t ns_line(const ns_search *s, const uint8_t **steps)
 
 /* A thread's last search, freed and ready for its next: ns_new starts from it. */
 static _Thread_local ns_search *spare;
-/* What a kept search keeps at most: kids, frames (and steps of the line), key bytes, table
- * slots, and the two-deck closure's lists (about 1 MB in all: a frame holds where each
- * card lies, some 170 bytes). */
+/* What a kept search keeps at most: kids, frames (and steps of the line), key bytes and
+ * table slots (about 1 MB in all: a frame holds where each card lies, some 170 bytes). */
 #define KEEP_KIDS 512
 #define KEEP_FRAMES 1024
 #define KEEP_KEYS (1 << 19)
 #define KEEP_TABLE (1 << 13)
-#define KEEP_WAITING (1 << 14)
 
 ns_search *ns_new(const ns_setup *u, const char **error)
 {
@@ -1393,8 +1375,6 @@ ns_search *ns_new(const ns_setup *u, const char **error)
         if (!s)
             return NULL;
         memset(s, 0, offsetof(ns_search, mt));
-        s->dep.waiting = s->dep.queue = NULL;
-        s->dep.waiting_cap = s->dep.queue_cap = 0;
     }
     memset(s, 0, offsetof(ns_search, kids));
     s->ncols = u->ncols;
@@ -1481,8 +1461,6 @@ void ns_free(ns_search *s)
             trim((void **)&s->slots, &s->table_cap, KEEP_TABLE);
             s->table_len = 0;
         }
-        trim((void **)&s->dep.waiting, &s->dep.waiting_cap, KEEP_WAITING);
-        trim((void **)&s->dep.queue, &s->dep.queue_cap, KEEP_WAITING);
         spare = s;
         return;
     }
@@ -1492,7 +1470,5 @@ void ns_free(ns_search *s)
     free(s->path);
     free(s->keys);
     free(s->slots);
-    free(s->dep.waiting);
-    free(s->dep.queue);
     free(s);
 }
