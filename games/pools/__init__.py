@@ -53,9 +53,12 @@ def draw(
     if there is one (so a game that fails to start gives the deal back). Two draws of one
     player that picked the same deal: the second's record conflicts, writes nothing, and it
     draws again. :class:`PoolEmpty` when no deal is left for them."""
-    ordering = list(order_by) if order_by is not None else ["draws", "id"]
+    if order_by is None:
+        pick: tuple[str, tuple[Any, ...]] = (_FRESH_FIRST, (rules, player.pk))
+    else:
+        pick = _pick(rules, player.pk, order_by)
     for _ in range(_DRAW_ATTEMPTS):
-        picked, deal = _draw_once(rules, player.pk, ordering, game_id)
+        picked, deal = _draw_once(pick, player.pk, game_id)
         if deal is not None:
             return deal
         if not picked:
@@ -67,10 +70,18 @@ _COLUMNS = [field.column for field in CertifiedDeal._meta.concrete_fields]
 _ATTNAMES = [field.attname for field in CertifiedDeal._meta.concrete_fields]
 
 
-def _draw_once(
-    rules: str, player_id: int, ordering: list[Any], game_id: uuid.UUID | None
-) -> tuple[bool, CertifiedDeal | None]:
-    """Whether a deal was picked, and the deal drawn (``None`` if the record conflicted)."""
+#: The pick of a plain draw, the fresh deals first, then the oldest; its parameters are
+#: the ruleset and the player. Written in SQL: every winnable game draws, and the ORM built
+#: this query in about 0.7 ms, a sixth of the request's time.
+_FRESH_FIRST = (
+    "SELECT d.id FROM games_certified_deal d WHERE d.rules = %s AND NOT EXISTS ("
+    "SELECT 1 FROM games_pool_draw t WHERE t.deal_id = d.id AND t.player_id = %s)"
+    " ORDER BY d.draws, d.id LIMIT 1"
+)
+
+
+def _pick(rules: str, player_id: int, ordering: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
+    """The pick of a draw in ``ordering``, built by the ORM: its SQL and its parameters."""
     taken = PoolDraw.objects.filter(deal_id=OuterRef("pk"), player_id=player_id)
     candidates = (
         CertifiedDeal.objects.filter(rules=rules)
@@ -78,10 +89,19 @@ def _draw_once(
         .order_by(*ordering)
         .values("id")[:1]
     )
-    pick, pick_params = candidates.query.sql_with_params()
+    sql, params = candidates.query.sql_with_params()
+    return sql, tuple(params)
+
+
+def _draw_once(
+    pick: tuple[str, tuple[Any, ...]], player_id: int, game_id: uuid.UUID | None
+) -> tuple[bool, CertifiedDeal | None]:
+    """Whether a deal was picked, and the deal drawn (``None`` if the record conflicted);
+    ``pick`` is the query that picks it, and its parameters."""
+    sql, pick_params = pick
     returned = ", ".join(f"bumped.{column}" for column in _COLUMNS)
     statement = f"""
-        WITH picked AS ({pick} FOR UPDATE SKIP LOCKED),
+        WITH picked AS ({sql} FOR UPDATE SKIP LOCKED),
         drawn AS (
             INSERT INTO games_pool_draw (player_id, deal_id, game_id, drawn_at)
             SELECT %s, id, %s, %s FROM picked
