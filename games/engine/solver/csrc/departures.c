@@ -256,9 +256,12 @@ static places_t dep_without(dep_t *d, int held)
     places_t leaves = {{0, 0}}, out = {{0, 0}};
     int any_empty = d->any_empty;
     for (int step = 0; step < d->njoined; step++) {
-        int i = d->joined[step], in = step != limit;
-        for (int k = 0; in && step > limit && k < d->nwhy[i]; k++)
-            in = !HAS(out, d->why[i][k]);
+        int i = d->joined[step], in = step < limit;
+        if (step > limit) { /* in unless one of its causes is out */
+            in = 1;
+            for (int k = 0; k < d->nwhy[i]; k++)
+                in &= !HAS(out, d->why[i][k]);
+        }
         if (in) {
             ADD(leaves, i);
             any_empty |= d->is_emptier[i];
