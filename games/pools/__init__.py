@@ -66,8 +66,9 @@ def draw(
     raise PoolEmpty()
 
 
-_COLUMNS = [field.column for field in CertifiedDeal._meta.concrete_fields]
 _ATTNAMES = [field.attname for field in CertifiedDeal._meta.concrete_fields]
+#: What a draw's statement returns of the deal it drew, field by field.
+_RETURNED = ", ".join(f"bumped.{field.column}" for field in CertifiedDeal._meta.concrete_fields)
 
 
 #: The pick of a plain draw, the fresh deals first, then the oldest; its parameters are
@@ -99,7 +100,6 @@ def _draw_once(
     """Whether a deal was picked, and the deal drawn (``None`` if the record conflicted);
     ``pick`` is the query that picks it, and its parameters."""
     sql, pick_params = pick
-    returned = ", ".join(f"bumped.{column}" for column in _COLUMNS)
     statement = f"""
         WITH picked AS ({sql} FOR UPDATE SKIP LOCKED),
         drawn AS (
@@ -113,7 +113,7 @@ def _draw_once(
             FROM drawn WHERE d.id = drawn.deal_id
             RETURNING d.*
         )
-        SELECT EXISTS (SELECT 1 FROM picked), {returned}
+        SELECT EXISTS (SELECT 1 FROM picked), {_RETURNED}
         FROM (VALUES (1)) AS one (x) LEFT JOIN bumped ON true
     """
     with connection.cursor() as cursor:
