@@ -182,6 +182,25 @@ def test_a_search_searched_again_from_scratch_at_every_budget_agrees() -> None:
             ), (name, budget)
 
 
+def test_small_searches_after_a_large_one_see_none_of_it() -> None:
+    """A thread keeps a large search's table for the next search (up to 65,536 slots) and
+    empties it slot by slot when that search filled little of it: small searches after a
+    large one, each reusing the last one's table, must each give the Python core's
+    answer, and so must a large one after them."""
+    mice = RULESETS["three_blind_mice"]
+    large = new_game(mice, seeded_deal(mice, 1))
+    expected = Search(mice, large).run(20_000)
+    assert expected[0] == "unknown" and expected[2] == 20_000  # it fills the table
+    assert native.NativeSearch(mice, large).run(20_000) == expected
+    for name in ("classic", "double", "three_blind_mice"):
+        rules = RULESETS[name]
+        state = new_game(rules, seeded_deal(rules, 1))
+        for budget in (1, 2, 5, 40, 300, 2000):
+            python = Search(rules, state).run(budget)
+            assert native.NativeSearch(rules, state).run(budget) == python, (name, budget)
+        assert native.NativeSearch(mice, large).run(20_000) == expected, name
+
+
 def test_a_core_not_initialised_raises() -> None:
     """A Core made without __init__, or whose __init__ failed, raises: it does not crash."""
     from games.engine.solver import _native
