@@ -183,7 +183,7 @@ export default {
   "end.replay_resigned": "Resigned by {player}.",
   "end.replay_playing": "Unfinished when {player}'s day ended.",
 
-  "event.created": "Cards dealt",
+  "event.created": "Game started",
   "event.moved": "Column {from} to {to}",
   "event.moved_card": "{card} to column {to}",
   "event.dealt": "Reserve dealt",

@@ -184,7 +184,7 @@ export default {
   "end.replay_resigned": "Abandonada por {player}.",
   "end.replay_playing": "{player} no la terminó antes de que acabara el día.",
 
-  "event.created": "Cartas repartidas",
+  "event.created": "Partida iniciada",
   "event.moved": "Columna {from} a {to}",
   "event.moved_card": "{card} a la columna {to}",
   "event.dealt": "Reserva repartida",

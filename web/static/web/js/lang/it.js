@@ -184,7 +184,7 @@ export default {
   "end.replay_resigned": "Abbandonata da {player}.",
   "end.replay_playing": "Non finita da {player} entro la giornata.",
 
-  "event.created": "Carte distribuite",
+  "event.created": "Partita iniziata",
   "event.moved": "Colonna {from} su {to}",
   "event.moved_card": "{card} sulla colonna {to}",
   "event.dealt": "Mazzo distribuito",

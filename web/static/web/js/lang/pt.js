@@ -184,7 +184,7 @@ export default {
   "end.replay_resigned": "Abandonada por {player}.",
   "end.replay_playing": "{player} não a terminou antes do fim do dia.",
 
-  "event.created": "Cartas distribuídas",
+  "event.created": "Jogo iniciado",
   "event.moved": "Coluna {from} para {to}",
   "event.moved_card": "{card} para a coluna {to}",
   "event.dealt": "Reserva distribuída",
