@@ -194,6 +194,41 @@ static inline int departs(const dep_t *d, const entry_t *e, places_t leaves, int
     return ok;
 }
 
+/* Passes over the ``npending`` entries listed in ``d->list``, letting into ``leaves`` each
+ * card that may depart once the cards in it have, until a pass lets none in. With
+ * ``record``, each card's order (counted on from ``d->njoined``) and causes are recorded,
+ * as dep_closure's derivation. */
+static inline void dep_passes(dep_t *d, int npending, places_t *leaves, int any_empty, int record)
+{
+    int *pending = d->list, emptied = -1;
+    for (;;) {
+        int kept = 0;
+        for (int k = 0; k < npending; k++) {
+            const entry_t *e = &d->entries[pending[k]];
+            int cause[3] = {0, 0, 0}, n;
+            if (!departs(d, e, *leaves, any_empty, emptied, cause, &n)) {
+                pending[kept++] = pending[k];
+                continue;
+            }
+            int i = e->i;
+            ADD(*leaves, i);
+            if (record) {
+                d->joined[d->njoined] = i;
+                d->order[i] = d->njoined++;
+                memcpy(d->why[i], cause, sizeof cause);
+                d->nwhy[i] = n;
+            }
+            if (!any_empty && d->is_emptier[i]) {
+                any_empty = 1;
+                emptied = i;
+            }
+        }
+        if (kept == npending)
+            return;
+        npending = kept;
+    }
+}
+
 /* Departures.closure: the order in which each card joined, in d->order (NEVER if never),
  * and the cards that let each one in, in d->why.
  *
@@ -211,43 +246,17 @@ static void dep_closure(dep_t *d)
     int total = d->total;
     for (int i = 0; i < total; i++)
         d->order[i] = NEVER;
+    for (int k = 0; k < d->nentries; k++)
+        d->list[k] = k;
     places_t leaves = {{0, 0}};
-    int any_empty = d->any_empty, emptied = -1, step = 0;
-    int *pending = d->list, npending = d->nentries;
-    for (int k = 0; k < npending; k++)
-        pending[k] = k;
-    for (;;) {
-        int kept = 0;
-        for (int k = 0; k < npending; k++) {
-            const entry_t *e = &d->entries[pending[k]];
-            int cause[3] = {0, 0, 0}, n;
-            if (!departs(d, e, leaves, any_empty, emptied, cause, &n)) {
-                pending[kept++] = pending[k];
-                continue;
-            }
-            int i = e->i;
-            ADD(leaves, i);
-            d->joined[step] = i;
-            d->order[i] = step++;
-            memcpy(d->why[i], cause, sizeof cause);
-            d->nwhy[i] = n;
-            if (!any_empty && d->is_emptier[i]) {
-                any_empty = 1;
-                emptied = i;
-            }
-        }
-        if (kept == npending) {
-            d->njoined = step;
-            return;
-        }
-        npending = kept;
-    }
+    d->njoined = 0;
+    dep_passes(d, d->nentries, &leaves, d->any_empty, 1);
 }
 
 /* Departures.without: the least set with ``held`` never departing. The cards that joined
  * the closure before ``held`` are in it, and so is each card that joined after it whose
- * causes are all in (the same derivation holds). The others are looked at again in passes,
- * as in dep_closure, until a pass lets none in. */
+ * causes are all in (the same derivation holds). The others go through dep_passes, as in
+ * dep_closure. */
 static places_t dep_without(dep_t *d, int held)
 {
     const int *order = d->order;
@@ -274,22 +283,8 @@ static places_t dep_without(dep_t *d, int held)
         if (!HAS(leaves, i) && i != held)
             pending[npending++] = k;
     }
-    for (;;) {
-        int kept = 0;
-        for (int k = 0; k < npending; k++) {
-            const entry_t *e = &d->entries[pending[k]];
-            int cause[3], n;
-            if (!departs(d, e, leaves, any_empty, -1, cause, &n)) {
-                pending[kept++] = pending[k];
-                continue;
-            }
-            ADD(leaves, e->i);
-            any_empty |= d->is_emptier[e->i];
-        }
-        if (kept == npending)
-            return leaves;
-        npending = kept;
-    }
+    dep_passes(d, npending, &leaves, any_empty, 0);
+    return leaves;
 }
 
 /* Departures.depends: whether ``v`` is on ``u``'s way into the closure. */
