@@ -147,9 +147,10 @@ def document() -> dict[str, Any]:
             "title": f"{settings.SPECTACULAR_SETTINGS['TITLE']}: live feeds",
             "version": str(settings.SPECTACULAR_SETTINGS["VERSION"]),
             "description": "The WebSocket feeds (docs/api.md#websocket). Every frame is a "
-            "JSON text frame whose type names it. Close codes: 4400 bad request, 4401 bad "
-            "credentials, 4403 not allowed, 4404 not found, 4429 over a limit, 4503 not "
-            "ready, 1009 message too large.",
+            "JSON text frame whose type names it. Close codes: 4001 the rights the socket "
+            "was opened with ended (reconnect), 4400 bad request, 4401 bad credentials, 4403 "
+            "not allowed, 4404 not found, 4429 over a limit, 4503 not ready, 1009 message "
+            "too large.",
         },
         "defaultContentType": "application/json",
         "channels": channels,

@@ -5,6 +5,11 @@ function of ``games.live`` with its ``send``, and answers the client's frames; e
 else (feeds, gaps, presence, the contest clock, surviving a channel-layer outage) happens
 in ``games.live``. A consumer holds no channel of its own: the process's feed of what it
 watches sends it frames directly, so a consumer only awaits its client.
+
+A socket opened with credentials (a ticket, or the session cookie) holds its account's
+rights (``games.live.hold_rights``) and shows what they allow as they were read then; when
+they end (a password change, a revoked key, a deactivation, a ban, a change of staff
+status) it sends nothing more and closes with 4001 (docs/api.md#connecting).
 """
 
 from __future__ import annotations
@@ -21,19 +26,23 @@ from django.conf import settings
 from api import parsers, ws_limits
 from games import live, metrics
 from games.errors import DomainError
-from games.reads.visibility import Viewer
+from games.reads.visibility import ANONYMOUS, Viewer
 
-#: Close codes: 4400 bad request (``after``), 4401 refused credentials (a bad ticket, a
-#: key in the URL), 4403 not allowed,
-#: 4404 no such game, 4429 over a limit (api.ws_limits). A client message over
+#: Close codes: 4001 the rights the socket was opened with ended (reconnect), 4400 bad
+#: request (``after``), 4401 refused credentials (a bad ticket, a key in the URL), 4403 not
+#: allowed, 4404 no such game, 4429 over a limit (api.ws_limits), 4503 not ready (reconnect
+#: later: a day being prepared, rights that cannot be watched now). A client message over
 #: ``WS_MAX_MESSAGE_BYTES`` is closed by the transport with 1009 (scorpion_server.transport);
 #: 4009 only when daphne was started without that limit and the message reached us.
+CLOSE_RIGHTS_CHANGED = 4001
 CLOSE_BAD_REQUEST = 4400
 CLOSE_BAD_TOKEN = 4401
 CLOSE_TOO_BIG = 4009
+CLOSE_NOT_READY = 4503
 
 _PONG = live.Pong().text()
 _BAD_MESSAGE = live.Error("bad_message").text()
+_RIGHTS_CHANGED = live.Error("rights_changed").text()
 
 
 def close_code_for(error: DomainError) -> int:
@@ -61,6 +70,10 @@ class LiveSocket(AsyncWebsocketConsumer):  # type: ignore[misc]
     rate: ws_limits.MessageRate | None = None
     watching: Watching | None = None
     counted = False
+    #: Who the socket shows frames to: its account as its rights were read when it opened.
+    viewer: Viewer = ANONYMOUS
+    #: Its hold on those rights (``None``: opened without credentials).
+    grant: live.Grant | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         # Channels would give the consumer a channel of its own and await it beside the
@@ -74,12 +87,18 @@ class LiveSocket(AsyncWebsocketConsumer):  # type: ignore[misc]
             pass
         finally:  # however it ended (a crash skips disconnect)
             await self.stop_watching()
+            grant, self.grant = self.grant, None
+            if grant is not None:
+                await live.release_rights(grant)
             if self.counted:
                 self.counted = False
                 metrics.websockets_open.labels(self.kind).dec()
 
     async def send_text(self, text: str) -> None:
-        """Send one text frame (what the live service calls)."""
+        """Send one text frame (what the live service calls); nothing once the rights the
+        socket was opened with ended."""
+        if self.grant is not None and self.grant.revoked:
+            return
         await self.send(text_data=text)
 
     async def send(
@@ -108,7 +127,43 @@ class LiveSocket(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=live.Error(refused).text())
             await self.close(code=CLOSE_BAD_TOKEN)
             return
-        await super().websocket_connect(message)
+        if await self.hold_rights():
+            await super().websocket_connect(message)
+
+    async def hold_rights(self) -> bool:
+        """Hold the rights of the account the socket was opened with, if any, and make
+        :attr:`viewer` of them; ``False`` once the socket is closed instead (4001: they
+        ended already; 4503: rights cannot be watched now)."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return True
+        if "ws_key" in self.scope:  # a ticket: of a key, or asked with the session cookie
+            key_id, session = self.scope["ws_key"], None
+        else:  # the session cookie itself
+            key_id, session = None, getattr(self.scope.get("session"), "session_key", None)
+        try:
+            held = await live.hold_rights(
+                user_id=user.pk, key_id=key_id, session_key=session, lost=self.rights_lost
+            )
+        except live.RightsUnavailable:
+            await self.accept()
+            await self.close(code=CLOSE_NOT_READY)
+            return False
+        if held is None:
+            await self.accept()
+            await self.send(text_data=_RIGHTS_CHANGED)
+            await self.close(code=CLOSE_RIGHTS_CHANGED)
+            return False
+        self.grant, rights = held
+        self.viewer = Viewer.of(rights)
+        return True
+
+    async def rights_lost(self) -> None:
+        """The rights the socket was opened with ended: stop feeding it (it sends nothing
+        more already), tell the client, close; the client reconnects with what remains."""
+        await self.stop_watching()
+        await self.send(text_data=_RIGHTS_CHANGED)
+        await self.close(code=CLOSE_RIGHTS_CHANGED)
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         if self.address is not None:
@@ -174,7 +229,7 @@ class GameConsumer(LiveSocket):
             self.watching = await live.watch_game(
                 self.send_text,
                 game_id=self.scope["url_route"]["kwargs"]["game_id"],
-                viewer=Viewer.of(self.scope.get("user")),
+                viewer=self.viewer,
                 after=after,
                 counting=self.query("watchers") in ("1", "true"),
             )

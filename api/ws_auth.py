@@ -4,7 +4,10 @@ cookie; never by a key in the URL, where proxies and browsers write it down.
 Without a ticket the session cookie decides (``AuthMiddlewareStack`` runs first). A ticket
 is single-use and short-lived: taking it deletes it. A ticket that opens no account, or a
 ``?token=`` (a key in the URL, refused), marks the scope so that the consumer closes with
-4401 instead of silently treating the client as anonymous.
+4401 instead of silently treating the client as anonymous. A ticket's socket depends on
+the key the ticket was asked with (``scope["ws_key"]``, ``None`` for the session cookie),
+the session cookie's on its session: the consumer holds those rights
+(``games.live.hold_rights``).
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from games.writes import accounts
 
 
 class TicketAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
-    """Sets ``scope["user"]`` from a ``ticket`` query parameter when one is given, and
-    ``scope["auth_error"]`` (a frame's code) when the credentials in the URL are refused."""
+    """Sets ``scope["user"]`` and ``scope["ws_key"]`` from a ``ticket`` query parameter
+    when one is given, and ``scope["auth_error"]`` (a frame's code) when the credentials in
+    the URL are refused."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
@@ -30,10 +34,13 @@ class TicketAuthMiddleware(BaseMiddleware):  # type: ignore[misc]
         if "token" in query:
             scope = dict(scope, auth_error="token_in_url")
         elif tickets:
-            user = None
+            taken = None
             if len(tickets) == 1:
-                user = await database_sync_to_async(accounts.ws_ticket_take)(ticket=tickets[0])
-            scope = dict(scope, user=user) if user else dict(scope, auth_error="bad_ticket")
+                taken = await database_sync_to_async(accounts.ws_ticket_take)(ticket=tickets[0])
+            if taken is None:
+                scope = dict(scope, auth_error="bad_ticket")
+            else:
+                scope = dict(scope, user=taken[0], ws_key=taken[1])
         return await super().__call__(scope, receive, send)
 
 

@@ -140,6 +140,18 @@ channel_layer_up = Gauge(
     multiprocess_mode="livemin",
 )
 channel_layer_up.set(1)
+rights_revoked = Counter(
+    "scorpion_rights_revoked",
+    "WebSockets closed because the rights they were opened with ended (games.live.rights),"
+    " by how the process learnt it: notify, sweep, or opening (ended while it opened)",
+    ["how"],
+)
+rights_listening = Gauge(
+    "scorpion_rights_listening",
+    "1 while this process listens for ended rights, 0 while it reconnects (sockets with"
+    " credentials wait, then close 4503); unset before the first socket with credentials",
+    multiprocess_mode="livemin",
+)
 
 
 # --- the solver --------------------------------------------------------------------------------

@@ -178,6 +178,13 @@ KEY_TOUCH_SECONDS = 60
 KEYS_PER_ACCOUNT = env_int("KEYS_PER_ACCOUNT", default=50, minimum=1)
 # A WebSocket ticket (POST /auth/ws-ticket) opens one connection within this many seconds.
 WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
+# Rights that end on open sockets (games.live.rights): each process listens for PostgreSQL's
+# notifications of ended rights on one connection of its own, made with DATABASE_LISTEN_URL
+# if set (PostgreSQL itself or a pooler in session mode: a pooler in transaction mode cannot
+# LISTEN), else as DATABASE_URL; and reads the rights of its open sockets again every
+# RIGHTS_SWEEP_SECONDS, in case a notification was lost with a dropped connection.
+DATABASE_LISTEN_URL = env_str("DATABASE_LISTEN_URL")
+RIGHTS_SWEEP_SECONDS = env_float("RIGHTS_SWEEP_SECONDS", default=30.0, minimum=0.1)
 
 # How many games' latest state each process keeps in memory, so that a command replays
 # only the events it has not seen (normally none) instead of the whole game.

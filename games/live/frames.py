@@ -41,6 +41,8 @@ ERROR_CODES = (
     # Credentials refused before a feed opens (``api.ws_auth``), then a 4401 close.
     "bad_ticket",
     "token_in_url",
+    # The rights the socket was opened with ended (games.live.rights), then a 4001 close.
+    "rights_changed",
 )
 
 #: Each feed's standings row, by its name in the OpenAPI document.
@@ -254,13 +256,17 @@ class Pong(Frame):
 
 @dataclass(frozen=True, slots=True)
 class Error(Frame):
-    """A client frame refused (``bad_message``, ``too_large``, ``throttled``) or a bad
-    resume point (``bad_after``), by stable code."""
+    """A client frame refused (``bad_message``, ``too_large``, ``throttled``), a bad
+    resume point (``bad_after``), credentials refused (``bad_ticket``, ``token_in_url``)
+    or ended (``rights_changed``), by stable code."""
 
     TYPE: ClassVar[str] = "error"
     code: str
 
-    SUMMARY: ClassVar[str] = "A client frame refused, or a bad resume point, by stable code."
+    SUMMARY: ClassVar[str] = (
+        "A client frame refused, a bad resume point, or credentials refused or ended, by"
+        " stable code."
+    )
 
     @classmethod
     def fields(cls, feed: Feed) -> dict[str, Any]:

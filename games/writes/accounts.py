@@ -160,21 +160,22 @@ def ws_ticket_issue(*, user: User, key_id: int | None) -> str:
     return ticket
 
 
-def ws_ticket_take(*, ticket: str) -> User | None:
-    """The active account a live ``ticket`` opens, or ``None``; the ticket is used up either
-    way (one atomic ``DELETE … RETURNING``: two connections never share one)."""
+def ws_ticket_take(*, ticket: str) -> tuple[User, int | None] | None:
+    """The active account a live ``ticket`` opens, with the key it was asked with (``None``:
+    the session cookie), or ``None``; the ticket is used up either way (one atomic
+    ``DELETE … RETURNING``: two connections never share one)."""
     if "\x00" in ticket:
         return None
     with connection.cursor() as cursor:
         cursor.execute(
-            "DELETE FROM games_ws_ticket WHERE digest = %s RETURNING user_id, expires_at",
+            "DELETE FROM games_ws_ticket WHERE digest = %s RETURNING user_id, expires_at, key_id",
             [digest(ticket)],
         )
         row = cursor.fetchone()
     if row is None or row[1] <= clock.now():
         return None
     user: User | None = get_user_model().objects.filter(pk=row[0], is_active=True).first()
-    return user
+    return None if user is None else (user, row[2])
 
 
 def key_issue(*, user: User, client: Client = Client()) -> str:
