@@ -23,7 +23,7 @@ commits (migration ``0019_rights_notify``), and each process listens.
   open with credentials (4503).
 
 One listening connection per process (per event loop: tests run several), open while a
-socket holds a grant.
+socket holds a grant and for a minute after the last.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ logger = logging.getLogger(__name__)
 CHANNEL = "scorpion_rights"
 #: Seconds between two attempts to connect the listener.
 RETRY_SECONDS = 1.0
+#: Seconds the listener stays once no socket holds a grant, so that sockets opened one
+#: after another do not each wait for a new connection.
+LINGER_SECONDS = 60.0
 
 #: What a socket calls when its rights end: close it.
 Lost = Callable[[], Awaitable[None]]
@@ -145,6 +148,7 @@ class _Watch:
         self.listener: asyncio.Task[None] | None = None
         self.connection: psycopg.AsyncConnection[Any] | None = None
         self.closing: set[asyncio.Task[None]] = set()
+        self.lingering: asyncio.Future[None] | None = None
 
     # --- the grants --------------------------------------------------------------------
 
@@ -169,7 +173,15 @@ class _Watch:
         await self.stop_if_idle()
 
     async def stop_if_idle(self) -> None:
-        """Stop listening once no socket holds or is holding a grant."""
+        """Stop listening once no socket has held or been holding a grant for
+        :data:`LINGER_SECONDS` (a socket that opens meanwhile finds the listener ready)."""
+        if self.grants or self.holding or self.listener is None:
+            return
+        if self.lingering is None or self.lingering.done():
+            self.lingering = asyncio.ensure_future(self._linger())
+
+    async def _linger(self) -> None:
+        await asyncio.sleep(LINGER_SECONDS)
         if not self.grants and not self.holding:
             await self.stop()
 
