@@ -89,7 +89,7 @@ class LiveSocket(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.stop_watching()
             grant, self.grant = self.grant, None
             if grant is not None:
-                await live.release_rights(grant)
+                live.release_rights(grant)
             if self.counted:
                 self.counted = False
                 metrics.websockets_open.labels(self.kind).dec()

@@ -1,6 +1,9 @@
-"""Sixteen costly analyses at once from one account, and what everyone else feels.
+"""Costly solver work, and what everyone else feels: sixteen analyses at once from one
+account, or eight accounts flooding hints on ``double`` (``--hints``).
 
     .venv/bin/python bench/solver_load.py [--quick] [--rounds 3] [--idle 40]
+    .venv/bin/python bench/solver_load.py --hints [--quick] [--rounds 3] [--idle 40]
+                                          [--flood 15] [--accounts 8] [--hostile]
 
 On a fresh database, a daphne process serves the real application and a solver worker
 runs beside it as ``manage.py serve`` starts one (``manage.py worker --queues solver
@@ -18,6 +21,14 @@ own drift counts alike in both:
 Printed: ``/healthz`` p50/p99 in each phase (target: p99 < 50 ms loaded), the other
 players' commands p50/p95 in each phase and loaded/idle p95 (target <= 1.5), the
 analyses' answers (200, 202, 429) and how long all 16 took.
+
+With ``--hints`` the loaded phases are a hint flood instead: ``--accounts`` accounts (8),
+each with ``double`` games of its own, keep two ``GET /hint`` requests each in flight for
+``--flood`` seconds a phase, every one on a position not asked before (no cached answer),
+and wait what ``Retry-After`` says after a 429 or 503 (``--hostile``: 50 ms, whatever it
+says). Printed: ``/healthz`` p50/p99 in each phase (target: p99 <= 50 ms loaded), the other
+players' commands p50/p99 in each phase and loaded/idle p99 (target <= 2), the hints'
+answers by status, and hints answered a second.
 """
 
 from __future__ import annotations
@@ -53,6 +64,10 @@ ANALYSES = 16
 PLAYERS = 4
 INLINE_NODES = 5_000
 PLAYER_RULES = "wasp"
+#: Requests each flooding account keeps in flight (``--hints``).
+FLOODERS = 2
+#: ``double`` games each flooding account asks hints on, one position each.
+FLOOD_GAMES = 60
 
 
 def costly_seeds(count: int) -> list[int]:
@@ -173,6 +188,129 @@ def analyse_all(attacker: httpx.Client, games: list[str]) -> tuple[collections.C
     return answers, time.perf_counter() - start
 
 
+class Flooder:
+    """An account asking for hints on ``double`` games of its own, each game once (its
+    position at version 1: a hint never cached before)."""
+
+    def __init__(self, base: str, name: str, seeds: list[int]) -> None:
+        self.client = client(base, name)
+        self.games: list[str] = []
+        for seed in seeds:
+            made = self.client.post("/api/v1/games", json={"rules": "double", "seed": seed})
+            made.raise_for_status()
+            self.games.append(made.json()["id"])
+        self.lock = threading.Lock()
+
+    def next_game(self) -> str | None:
+        with self.lock:
+            return self.games.pop() if self.games else None
+
+
+def flood(
+    flooders: list[Flooder], seconds: float, hostile: bool
+) -> tuple[collections.Counter[int], list[float]]:
+    """Every flooder keeps :data:`FLOODERS` hint requests in flight for ``seconds``; the
+    answers' statuses, and the latency of each hint answered."""
+    answers: collections.Counter[int] = collections.Counter()
+    answered: list[float] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def ask(flooder: Flooder) -> None:
+        game = None
+        while time.monotonic() < stop:
+            game = game or flooder.next_game()
+            if game is None:
+                return
+            started = time.perf_counter()
+            response = flooder.client.get(f"/api/v1/games/{game}/hint")
+            took = time.perf_counter() - started
+            with lock:
+                answers[response.status_code] += 1
+            if response.status_code == 200:
+                answered.append(took)
+                game = None
+                continue
+            assert response.status_code in (429, 503), response.text
+            wait = 0.05 if hostile else float(response.headers.get("Retry-After", "1"))
+            time.sleep(min(wait, max(0.0, stop - time.monotonic())))
+
+    threads = [
+        threading.Thread(target=ask, args=(flooder,))
+        for flooder in flooders
+        for _ in range(FLOODERS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers, answered
+
+
+def hint_flood(args: argparse.Namespace) -> None:
+    """The ``--hints`` run: idle phases and hint floods, alternating."""
+    idle_seconds = 6.0 if args.quick else args.idle
+    flood_seconds = 5.0 if args.quick else args.flood
+    rounds = 1 if args.quick else args.rounds
+    database = fresh_database("scorpion_bench_solver_load")
+    env = server_env(database, JOBS_WORKER="external", POOL_TARGET="0")
+    try:
+        with daphne(env) as base:
+            print(f"server: daphne on {base}; {args.accounts} accounts flood hints on double")
+            flooders = [
+                Flooder(base, f"flooder{n}", list(range(n * FLOOD_GAMES, (n + 1) * FLOOD_GAMES)))
+                for n in range(args.accounts)
+            ]
+            players = [Player(base, f"player{n}", 300 + n) for n in range(PLAYERS)]
+            idle: dict[str, list[float]] = {"healthz": [], "command": []}
+            loaded: dict[str, list[float]] = {"healthz": [], "command": []}
+            answers: collections.Counter[int] = collections.Counter()
+            answered: list[float] = []
+            web = daphne_pid()
+            web_cpu = {"idle": 0.0, "loaded": 0.0}
+            for number in range(rounds + 1):
+                before_web = cpu_seconds(web)
+                with traffic(base, players) as got:
+                    time.sleep(idle_seconds / (rounds + 1))
+                merge(idle, got)
+                web_cpu["idle"] += cpu_seconds(web) - before_web
+                if number == rounds:
+                    break
+                before_web = cpu_seconds(web)
+                with traffic(base, players) as got:
+                    phase_answers, phase_answered = flood(flooders, flood_seconds, args.hostile)
+                merge(loaded, got)
+                web_cpu["loaded"] += cpu_seconds(web) - before_web
+                answers += phase_answers
+                answered += phase_answered
+            print("idle:")
+            print(summary("/healthz", idle["healthz"], 0.99))
+            print(summary("commands", idle["command"], 0.99))
+            print(f"loaded ({rounds} × {flood_seconds:.0f} s of hints flooded on double):")
+            print(summary("/healthz", loaded["healthz"], 0.99))
+            print(summary("commands", loaded["command"], 0.99))
+            shown = ", ".join(f"{status}: {count}" for status, count in sorted(answers.items()))
+            print(
+                f"hint answers: {shown}; {len(answered) / (rounds * flood_seconds):.1f} hints"
+                f" answered a second, p50 {percentile(answered, 0.5) * 1e3:.0f} ms,"
+                f" p95 {percentile(answered, 0.95) * 1e3:.0f} ms"
+            )
+            for phase, values in (("idle", idle), ("loaded", loaded)):
+                per = web_cpu[phase] / max(1, len(values["command"]) + len(values["healthz"]))
+                print(
+                    f"daphne's CPU per request (its solver processes apart), {phase}:"
+                    f" {per * 1e3:.2f} ms"
+                )
+            healthz = percentile(loaded["healthz"], 0.99)
+            ratio = percentile(loaded["command"], 0.99) / percentile(idle["command"], 0.99)
+            print(
+                f"/healthz p99 loaded {healthz * 1e3:.1f} ms (target <= 50 ms); other players'"
+                f" commands p99 loaded/idle {ratio:.2f} (target <= 2)"
+            )
+    finally:
+        drop_database(database)
+
+
 def summary(name: str, values: list[float], share: float) -> str:
     return (
         f"{name:>9}: {len(values):5d} requests, p50 {percentile(values, 0.5) * 1e3:6.1f} ms,"
@@ -190,7 +328,16 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=3, help="idle and loaded phases, alternating (3)"
     )
+    parser.add_argument("--hints", action="store_true", help="flood hints instead of analyses")
+    parser.add_argument("--flood", type=float, default=15.0, help="seconds of each hint flood")
+    parser.add_argument("--accounts", type=int, default=8, help="accounts flooding hints (8)")
+    parser.add_argument(
+        "--hostile", action="store_true", help="flooders ignore Retry-After (wait 50 ms)"
+    )
     args = parser.parse_args()
+    if args.hints:
+        hint_flood(args)
+        return
     idle_seconds = 5.0 if args.quick else args.idle
     rounds = 1 if args.quick else args.rounds
     seeds = costly_seeds(ANALYSES * rounds)

@@ -29,9 +29,9 @@ socket holds a grant and for a minute after the last.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -123,12 +123,13 @@ async def hold(
         return grant, rights
     finally:
         watch.holding -= 1
-        await watch.stop_if_idle()
+        if watch.idle():
+            watch.idle_since = time.monotonic()
 
 
-async def release(grant: Grant) -> None:
-    """The socket closed: let its grant go (the last one stops the listener)."""
-    await _watch().release(grant)
+def release(grant: Grant) -> None:
+    """The socket closed: let its grant go (the listener stops a while after the last)."""
+    _watch().release(grant)
 
 
 class _Watch:
@@ -148,7 +149,8 @@ class _Watch:
         self.listener: asyncio.Task[None] | None = None
         self.connection: psycopg.AsyncConnection[Any] | None = None
         self.closing: set[asyncio.Task[None]] = set()
-        self.lingering: asyncio.Future[None] | None = None
+        #: When the last grant went (the listener stops :data:`LINGER_SECONDS` after).
+        self.idle_since = time.monotonic()
 
     # --- the grants --------------------------------------------------------------------
 
@@ -168,22 +170,14 @@ class _Watch:
         if grant.session is not None:
             _drop(self.by_session, grant.session, grant)
 
-    async def release(self, grant: Grant) -> None:
+    def release(self, grant: Grant) -> None:
         self.discard(grant)
-        await self.stop_if_idle()
+        if self.idle():
+            self.idle_since = time.monotonic()
 
-    async def stop_if_idle(self) -> None:
-        """Stop listening once no socket has held or been holding a grant for
-        :data:`LINGER_SECONDS` (a socket that opens meanwhile finds the listener ready)."""
-        if self.grants or self.holding or self.listener is None:
-            return
-        if self.lingering is None or self.lingering.done():
-            self.lingering = asyncio.ensure_future(self._linger())
-
-    async def _linger(self) -> None:
-        await asyncio.sleep(LINGER_SECONDS)
-        if not self.grants and not self.holding:
-            await self.stop()
+    def idle(self) -> bool:
+        """Whether no socket holds a grant nor is holding one."""
+        return not self.grants and not self.holding
 
     def current(self, grant: Grant) -> bool:
         """Whether the listener has listened without a break since ``grant`` was held."""
@@ -222,6 +216,7 @@ class _Watch:
         """Return once the listener listens (starting it if needed);
         :class:`RightsUnavailable` if it cannot within ``DB_CONNECT_TIMEOUT`` seconds."""
         if self.listener is None or self.listener.done():
+            self.idle_since = time.monotonic()
             self.listener = asyncio.ensure_future(self._listen_forever())
         if self.listening.is_set():
             return
@@ -229,13 +224,6 @@ class _Watch:
             await asyncio.wait_for(self.listening.wait(), settings.DB_CONNECT_TIMEOUT)
         except TimeoutError:
             raise RightsUnavailable() from None
-
-    async def stop(self) -> None:
-        listener, self.listener = self.listener, None
-        if listener is not None:
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await listener  # cancelled (or failed): it is gone either way
 
     async def _listen_forever(self) -> None:
         while True:
@@ -257,15 +245,22 @@ class _Watch:
                     while True:
                         # What changed before LISTEN, and anything a notification missed.
                         await asyncio.wait_for(self._sweep(connection), settings.DB_CONNECT_TIMEOUT)
-                        sweep = settings.RIGHTS_SWEEP_SECONDS
+                        sweep = min(settings.RIGHTS_SWEEP_SECONDS, LINGER_SECONDS)
                         async for notify in connection.notifies(timeout=sweep):
                             self.notified(notify.payload)
+                        if self.idle() and time.monotonic() - self.idle_since >= LINGER_SECONDS:
+                            # Nobody to watch for a while: stop listening. At once, so that
+                            # a socket opening from now on starts a listener of its own.
+                            self.listening.clear()
+                            self.listener = None
+                            return
             except (psycopg.Error, OSError, TimeoutError) as error:
                 logger.warning("rights: the listening connection failed: %r", error)
             finally:
-                self.listening.clear()
-                metrics.rights_listening.set(0)
-                self.connection = None
+                if self.listener is None or self.listener is asyncio.current_task():
+                    self.listening.clear()
+                    metrics.rights_listening.set(0)
+                    self.connection = None
             await asyncio.sleep(RETRY_SECONDS)
 
     async def _sweep(self, connection: psycopg.AsyncConnection[Any]) -> None:

@@ -236,3 +236,36 @@ def test_no_notification_for_a_key_used_or_a_sign_in(alice) -> None:
         ApiKey.objects.filter(pk=key_id).delete()
         got = sorted(notify.payload for notify in listener.notifies(timeout=2, stop_after=2))
     assert got == [f"k:{key_id}", f"u:{alice.pk}"]
+
+
+def test_the_listener_stops_when_idle_and_starts_again_for_the_next_socket(
+    alice, staff, sample_deal, settings, monkeypatch
+) -> None:
+    from games.live import rights
+
+    monkeypatch.setattr(rights, "LINGER_SECONDS", 0.2)
+    settings.RIGHTS_SWEEP_SECONDS = 0.1
+    game = services.game_create(owner=alice, deal=sample_deal)
+    key = accounts.key_issue(user=staff)
+    path = f"/ws/games/{game.game_id}/?ticket="
+
+    async def scenario() -> None:
+        first = await connect(path + await ticket_of(staff, key))
+        await first.receive_json_from(timeout=5)
+        watch = rights._watch()
+        assert watch.listening.is_set() and watch.generation == 1
+        await first.disconnect()
+        for _ in range(50):
+            await asyncio.sleep(0.1)
+            if watch.listener is None:
+                break
+        assert watch.listener is None and not watch.listening.is_set()
+        again = await connect(path + await ticket_of(staff, key))
+        assert shows_hidden(await again.receive_json_from(timeout=5))
+        assert watch.generation == 2
+        await database_sync_to_async(sql)(
+            "UPDATE auth_user SET is_staff = false WHERE id = %s", staff.pk
+        )
+        assert (await ended(again))[1] == 4001
+
+    asyncio.run(scenario())
