@@ -64,6 +64,12 @@ MESSAGES: dict[str, Promise] = {
     "solver_busy": _(
         "Too much solver work of yours is running; try again after Retry-After seconds."
     ),
+    "solver_throttled": _(
+        "You have asked for hints and analyses too often; try again after Retry-After seconds."
+    ),
+    "solver_overloaded": _(
+        "The server's solver is fully busy right now; try again after Retry-After seconds."
+    ),
     "challenge_not_ready": _("This day's challenge is still being prepared; try again shortly."),
     "hint_needs_post": _(
         "In a running daily challenge, race or arena your hints count: ask for one with "

@@ -42,12 +42,12 @@ _MEANINGS = {
     "`idempotency_key_reused`",
     405: "this method is not allowed on this path (`method_not_allowed`); see `Allow`",
     415: "the body is not `application/json` (`unsupported_media_type`)",
-    429: "throttled (`throttled`), or solver work past a bound (`solver_busy`: the caller's "
-    "analyses in flight, or every solver slot of the process busy); see the `Retry-After` "
-    "header",
+    429: "throttled (`throttled`), or solver work past the caller's bound (`solver_busy`: "
+    "a solver request of theirs still running, or their analyses in flight at the cap; "
+    "`solver_throttled`: past their rate of solver requests); see the `Retry-After` header",
     503: "the database is unavailable (`unavailable`), the day's challenge is still being "
-    "prepared (`challenge_not_ready`), or no winnable deal is ready (`pool_empty`); retry "
-    "after `Retry-After` seconds",
+    "prepared (`challenge_not_ready`), no winnable deal is ready (`pool_empty`), or the "
+    "server's solver is fully busy (`solver_overloaded`); retry after `Retry-After` seconds",
 }
 
 

@@ -194,9 +194,22 @@ async def how_soon(
     return took
 
 
+async def held(http: httpx.AsyncClient, base: str) -> tuple[float, float]:
+    """The server's ``scorpion_rights_hold_seconds`` so far: its sum and count."""
+    text = (await http.get(f"{base}/metrics")).text
+    found = {}
+    for row in text.splitlines():
+        name, _, value = row.partition(" ")
+        if name in ("scorpion_rights_hold_seconds_sum", "scorpion_rights_hold_seconds_count"):
+            found[name.rsplit("_", 1)[1]] = float(value)
+    return found["sum"], found["count"]
+
+
 async def opening(base: str, account: Account, game: str, rounds: int) -> dict[str, list[float]]:
-    """Seconds from connecting to the snapshot, with a ticket and anonymously, alternating."""
+    """Seconds from connecting to the snapshot, with a ticket and anonymously, alternating;
+    and (``held``) the mean time the server spent holding each ticket's rights."""
     took: dict[str, list[float]] = {"ticket": [], "anonymous": []}
+    before = await held(account.http, base)
     ws_base = base.replace("http", "ws")
     for index in range(rounds + 5):
         for kind in ("ticket", "anonymous"):
@@ -206,6 +219,8 @@ async def opening(base: str, account: Account, game: str, rounds: int) -> dict[s
             if index >= 5:  # warm-up
                 took[kind].append(time.monotonic() - started)
             await ws.close()
+    after = await held(account.http, base)
+    took["held"] = [(after[0] - before[0]) / (after[1] - before[1])]
     return took
 
 
@@ -336,10 +351,14 @@ async def run(a: str, b: str, database_url: str, args: argparse.Namespace) -> No
         await viewer.register()
         opened = await opening(b, viewer, game, args.opening)
         print("\nopening (connect to snapshot, on B):")
-        for kind, values in opened.items():
-            print(line(kind, values))
+        for kind in ("ticket", "anonymous"):
+            print(line(kind, opened[kind]))
         ratio = percentile(opened["ticket"], 0.5) / percentile(opened["anonymous"], 0.5)
         print(f"  ticket / anonymous p50: {ratio:.2f}")
+        print(
+            f"  of which holding the rights (the server's own clock, mean):"
+            f" {opened['held'][0] * 1e3:.1f} ms"
+        )
 
         # Both processes listen while the remaining measures run.
         keep = [

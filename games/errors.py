@@ -301,10 +301,30 @@ class WinnableWithDeal(DomainError):
 
 
 class SolverBusy(DomainError):
-    """Solver work past a bound: the caller (an account, or an anonymous address) has
-    ``SOLVER_MAX_IN_FLIGHT`` analyses queued or running already, or this process's request
-    threads are all searching. Retry after ``Retry-After`` seconds."""
+    """Solver work past the caller's bound (an account, or an anonymous address): a solver
+    request of theirs is running already (one at a time), or they have
+    ``SOLVER_MAX_IN_FLIGHT`` analyses queued or running. Retry after ``Retry-After``
+    seconds."""
 
     status = 429
     code = "solver_busy"
     retry_after = 5
+
+
+class SolverThrottled(DomainError):
+    """The caller asked the solver more often than ``SOLVER_RATE`` allows; ``Retry-After``
+    says when the next request may pass."""
+
+    status = 429
+    code = "solver_throttled"
+    retry_after = 1
+
+
+class SolverOverloaded(DomainError):
+    """Every solver process of this server process is busy and its few waiting places
+    taken, or the answer did not come within ``SOLVER_WAIT_MS``: the server's capacity,
+    not the caller's doing. Retry after ``Retry-After`` seconds."""
+
+    status = 503
+    code = "solver_overloaded"
+    retry_after = 1

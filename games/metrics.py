@@ -146,6 +146,12 @@ rights_revoked = Counter(
     " by how the process learnt it: notify, sweep, or opening (ended while it opened)",
     ["how"],
 )
+rights_hold_seconds = Histogram(
+    "scorpion_rights_hold_seconds",
+    "Time a socket opened with credentials waited for its rights: the listener ready, the"
+    " grant registered, the rights read (one query)",
+    buckets=_COMMAND_BUCKETS,
+)
 rights_listening = Gauge(
     "scorpion_rights_listening",
     "1 while this process listens for ended rights, 0 while it reconnects (sockets with"
@@ -162,6 +168,15 @@ solver_core = Gauge(
     " reference, where the extension is not built); set when the games app is ready",
     ["core"],
     multiprocess_mode="livemax",
+)
+
+solver_requests = Counter(
+    "scorpion_solver_requests",
+    "Solver work asked for by requests (hints, quick analyses: games.reads.solver_work), by"
+    " outcome: ok; busy (the caller's one search running) or throttled (past SOLVER_RATE),"
+    " both 429; overloaded (no place in the pool), late (no answer within SOLVER_WAIT_MS)"
+    " or crashed (a solver process died), all 503",
+    ["outcome"],
 )
 
 

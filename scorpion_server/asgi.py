@@ -17,6 +17,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 import api.routing  # noqa: E402
 from api.ws_auth import BrowserOriginValidator, TicketAuthMiddleware  # noqa: E402
 from games.live import outbox  # noqa: E402
+from games.reads import solver_work  # noqa: E402
 from scorpion_server.static import static_application  # noqa: E402
 
 router = ProtocolTypeRouter(
@@ -38,6 +39,9 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     outbox.bind(asyncio.get_running_loop())
     await router(scope, receive, send)
 
+
+# The solver's processes start with the server, not on its first hint.
+solver_work.warm()
 
 # Everything loaded so far (Django, the apps, the URL and model registries) lives as long as
 # the process: freeze it out of the garbage collector, and collect young objects in bigger

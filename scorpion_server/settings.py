@@ -6,6 +6,7 @@ no ``REDIS_URL`` the channel layer and cache live in process memory.
 docs/operations.md#configuration lists every variable with its default.
 """
 
+import os
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -257,10 +258,38 @@ ANALYSIS_INLINE_NODES = env_int("ANALYSIS_INLINE_NODES", default=5_000, minimum=
 # Analyses queued or running at once per account (per address for anonymous callers);
 # past it, 429 solver_busy.
 SOLVER_MAX_IN_FLIGHT = env_int("SOLVER_MAX_IN_FLIGHT", default=2, minimum=1)
-# Searches that request threads run at once per process (hints, quick analyses), and how
-# long a request waits for one before 429 solver_busy.
-SOLVER_REQUEST_SLOTS = env_int("SOLVER_REQUEST_SLOTS", default=4, minimum=1)
-SOLVER_SLOT_WAIT_MS = env_int("SOLVER_SLOT_WAIT_MS", default=2_000, minimum=0)
+# The solver's work for requests (hints, quick analyses: games.reads.solver_work) runs in a
+# pool of SOLVER_PROCESSES processes per server process, at a lower CPU priority
+# (SOLVER_NICE), never on the server's own threads; past the running ones, SOLVER_QUEUE
+# requests may wait, and a request waits SOLVER_WAIT_MS at most for its answer: beyond
+# either, 503 solver_overloaded. The defaults size the pool to the cores, within a quarter
+# of the HTTP threads, and the queue to the pool, within half of them (each solver request
+# holds an HTTP thread while it waits). Per account (per
+# address for anonymous callers) one such request at a time (else 429 solver_busy), at
+# most SOLVER_RATE of them (else 429 solver_throttled).
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+SOLVER_PROCESSES = env_int(
+    "SOLVER_PROCESSES", default=max(1, min(_CORES or 1, HTTP_THREADS // 4)), minimum=1
+)
+SOLVER_QUEUE = env_int(
+    "SOLVER_QUEUE",
+    default=min(SOLVER_PROCESSES, max(0, HTTP_THREADS // 2 - SOLVER_PROCESSES)),
+    minimum=0,
+)
+if HTTP_THREADS > 1 and SOLVER_PROCESSES + SOLVER_QUEUE >= HTTP_THREADS:
+    raise ImproperlyConfigured(
+        f"SOLVER_PROCESSES + SOLVER_QUEUE ({SOLVER_PROCESSES + SOLVER_QUEUE}) must stay below"
+        f" HTTP_THREADS ({HTTP_THREADS}): each solver request holds an HTTP thread while it"
+        " waits, and other requests need some."
+    )
+SOLVER_WAIT_MS = env_int("SOLVER_WAIT_MS", default=2_000, minimum=1)
+if HINT_TIME_LIMIT and SOLVER_WAIT_MS <= HINT_TIME_LIMIT * 1000:
+    raise ImproperlyConfigured(
+        f"SOLVER_WAIT_MS ({SOLVER_WAIT_MS}) must be longer than HINT_TIME_LIMIT"
+        f" ({HINT_TIME_LIMIT} s): a request would stop waiting before any hint could end."
+    )
+SOLVER_NICE = env_int("SOLVER_NICE", default=10, minimum=0)
+SOLVER_RATE = env_rate("SOLVER_RATE", "30/minute")
 # Winnable pools (games.pools): the rulesets whose pools the job keeps filled, the fresh
 # deals (dealt to nobody yet) it keeps in each, the solver's node budget for a candidate,
 # the candidates one run of the job tries at most per ruleset, and whether a certified

@@ -105,6 +105,11 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("SUSPICIOUS_RHYTHM_CV", {**PRODUCTION, "SUSPICIOUS_RHYTHM_CV": "low"}),
         ("SUSPICIOUS_RHYTHM_CV", {**PRODUCTION, "SUSPICIOUS_RHYTHM_CV": "nan"}),
         ("SUSPICIOUS_RHYTHM_MIN_MOVES", {**PRODUCTION, "SUSPICIOUS_RHYTHM_MIN_MOVES": "1"}),
+        ("SOLVER_RATE", {**PRODUCTION, "SOLVER_RATE": "often"}),
+        ("SOLVER_PROCESSES", {**PRODUCTION, "SOLVER_PROCESSES": "0"}),
+        ("SOLVER_QUEUE", {**PRODUCTION, "HTTP_THREADS": "8", "SOLVER_QUEUE": "7"}),
+        ("SOLVER_WAIT_MS", {**PRODUCTION, "HINT_TIME_LIMIT": "3", "SOLVER_WAIT_MS": "2000"}),
+        ("RIGHTS_SWEEP_SECONDS", {**PRODUCTION, "RIGHTS_SWEEP_SECONDS": "0"}),
     ],
 )
 def test_bad_configuration_fails_at_start_naming_the_variable(variable, environment):

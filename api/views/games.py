@@ -407,7 +407,7 @@ class GameHintApi(APIView):
         account = callers.account(request)
         if selectors.hint_counts(game, None if account is None else account.pk):
             raise HintNeedsPost()
-        found = selectors.game_hint(game)
+        found = selectors.game_hint(game, caller=callers.requester(request))
         body = presenters.hint_body(
             found, selectors.hint_move(game, found.action), version=game.version, recorded=False
         )
@@ -434,7 +434,9 @@ class GameHintTakeApi(APIView):
     )
     def post(self, request: Request, game_id: str) -> Response:
         game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
-        result = services.game_hint(game=game, viewer=callers.player(request))
+        result = services.game_hint(
+            game=game, viewer=callers.player(request), caller=callers.requester(request)
+        )
         body = presenters.hint_body(
             result.hint,
             selectors.hint_move(result.game, result.hint.action),

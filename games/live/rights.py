@@ -102,6 +102,7 @@ async def hold(
     :class:`RightsUnavailable` if the process cannot listen for that."""
     watch = _watch()
     watch.holding += 1
+    started = time.perf_counter()
     try:
         await watch.ready()
         grant = Grant(user_id, key_id, session_key, lost, watch.generation)
@@ -122,6 +123,7 @@ async def hold(
         grant.rights = rights
         return grant, rights
     finally:
+        metrics.rights_hold_seconds.observe(time.perf_counter() - started)
         watch.holding -= 1
         if watch.idle():
             watch.idle_since = time.monotonic()

@@ -30,7 +30,7 @@ from games.dailies.models import Contest, DailyChallenge, Entrant
 from games.engine import hint as hints
 from games.errors import GameNotFound, UnknownMetric, UnknownScope
 from games.pools.models import CertifiedDeal, PoolDraw
-from games.reads import presenters, ratings, slots, visibility
+from games.reads import presenters, ratings, solver_work, visibility
 from games.reads.shapes import (
     ActionBody,
     ArenaBody,
@@ -162,10 +162,12 @@ def game_moves(game: GameSummary) -> list[ActionBody]:
     ]
 
 
-def game_hint(game: GameSummary) -> hints.Hint:
+def game_hint(game: GameSummary, *, caller: str) -> hints.Hint:
     """The hint for ``game`` as it stands: computed from the player's view only
     (``presenters.owner_view``), so no hidden card can sway it, whoever asks; the view
-    alone seeds its samples (``games.engine.hint``). Cached per (game, version)."""
+    alone seeds its samples (``games.engine.hint``). Cached per (game, version); a hint not
+    cached is searched in the solver pool, within ``caller``'s bounds
+    (``games.reads.solver_work``: 429 or 503 past them)."""
     key = _hint_key(game)
     try:
         cached = cache.get(key)
@@ -173,9 +175,12 @@ def game_hint(game: GameSummary) -> hints.Hint:
         cached = None
     if isinstance(cached, hints.Hint):
         return cached
-    with contextlib.nullcontext() if game.finished else slots.solver_slot():
-        found = view_hint(
-            engine.RULESETS[game.rules], presenters.owner_view(game), been=_line_boards(game)
+    rules, view = engine.RULESETS[game.rules], presenters.owner_view(game)
+    if game.finished:  # nothing to search: no hint
+        found = view_hint(rules, view)
+    else:
+        found = solver_work.run(
+            hints.hint, rules, view, caller=caller, been=_line_boards(game), **_hint_budget()
         )
     remember_hint(game, found)
     return found
@@ -217,15 +222,17 @@ def view_hint(
     rules: engine.Ruleset, view: dict[str, Any], been: Collection[Hashable] = ()
 ) -> hints.Hint:
     """The hint for a player's view (not back to the boards ``been``), with the server's
-    sampling settings."""
-    return hints.hint(
-        rules,
-        view,
-        samples=settings.HINT_SAMPLES,
-        budget=settings.HINT_SAMPLE_BUDGET,
-        time_limit=settings.HINT_TIME_LIMIT or None,
-        been=been,
-    )
+    sampling settings, searched here (jobs; a request asks :func:`game_hint`)."""
+    return hints.hint(rules, view, been=been, **_hint_budget())
+
+
+def _hint_budget() -> dict[str, Any]:
+    """The server's sampling settings, as :func:`games.engine.hint.hint` takes them."""
+    return {
+        "samples": settings.HINT_SAMPLES,
+        "budget": settings.HINT_SAMPLE_BUDGET,
+        "time_limit": settings.HINT_TIME_LIMIT or None,
+    }
 
 
 def hint_move(game: GameSummary, action: hints.Hinted | None) -> ActionBody | None:

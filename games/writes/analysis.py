@@ -7,8 +7,9 @@ still runs gets ``analysis_not_yet`` (its owner's: others cannot read it then). 
 solver output that uses hidden cards leaves the server while a game is played, nor while
 its deal is still everyone's race.
 
-A request searches ``ANALYSIS_INLINE_NODES`` nodes at most (a few milliseconds, in one of
-the process's solver slots, ``games.reads.slots``), once per game. Most finished games are
+A request searches ``ANALYSIS_INLINE_NODES`` nodes at most (a few milliseconds, in the
+process's solver pool, within the caller's bounds: ``games.reads.solver_work``), once per
+game. Most finished games are
 decided within that, and their analysis is stored at once. Any other is a job (``analyse`` on the
 ``solver`` queue, ``games.jobs``) with the full budgets, and the request answers
 :class:`Pending`: the client polls until the job stored it. Each caller (an account, or
@@ -36,7 +37,7 @@ from games.errors import (
     GameNotFound,
     SolverBusy,
 )
-from games.reads import selectors, slots, visibility
+from games.reads import selectors, solver_work, visibility
 from games.store import events, streams
 from games.store.models import Event, Game, GameAnalysis
 
@@ -76,12 +77,13 @@ def game_analysis(seen: selectors.Seen, *, requester: str) -> GameAnalysis | Pen
     undecided = _undecided_key(game.id)
     if not _cached(undecided):  # a quick search that did not decide is not run again
         inline = settings.ANALYSIS_INLINE_NODES
-        with slots.solver_slot():
-            result = analysis.analyse(
-                timeline(game.id, game.version),
-                budget=min(settings.ANALYSIS_BUDGET, inline),
-                max_nodes=inline,
-            )
+        result = solver_work.run(
+            analysis.analyse,
+            timeline(game.id, game.version),
+            caller=requester,
+            budget=min(settings.ANALYSIS_BUDGET, inline),
+            max_nodes=inline,
+        )
         if result.decided:
             return _store(game.id, game.version, result)
         with contextlib.suppress(Exception):  # an unreachable cache only costs a search

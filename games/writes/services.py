@@ -569,20 +569,22 @@ class HintResult:
     recorded: bool
 
 
-def game_hint(*, game: GameSummary, viewer: User | None) -> HintResult:
+def game_hint(*, game: GameSummary, viewer: User | None, caller: str | None = None) -> HintResult:
     """The hint for ``game`` (read through ``visibility`` by the caller), computed from the
-    player's view only (``selectors.game_hint``).
+    player's view only (``selectors.game_hint``), within the bounds of ``caller``
+    (``games.reads.solver_work``; by default the viewer's account).
 
     In a race (a daily challenge whose day is open, a running race or arena) a hint the owner
     asks for is a fact of the game: a ``hinted`` event is appended (a daily's standings and a
     race's or arena's results count it, and rank unaided wins first), once per position
     (asking again before anything else happens records nothing more). Anyone else's hint,
     staff's included, records nothing."""
+    caller = caller or (f"account:{viewer.pk}" if viewer is not None else "anonymous")
     if viewer is None or not selectors.hint_counts(game, viewer.pk):
-        return HintResult(game, selectors.game_hint(game), False)
+        return HintResult(game, selectors.game_hint(game, caller=caller), False)
     for _attempt in range(_OPTIMISTIC_ATTEMPTS + 1):
         stream = streams.load(game.id, game.version)
-        found = selectors.game_hint(game)
+        found = selectors.game_hint(game, caller=caller)
         if stream.hinted_version == stream.version or stream.finished:
             return HintResult(game, found, False)
         move = None if found.action is None else engine.action_to_command(found.action)

@@ -184,35 +184,78 @@ def test_a_game_in_play_queues_nothing(tiny_inline, as_alice, api) -> None:
     assert jobs() == []
 
 
-@pytest.mark.django_db
-def test_requests_wait_for_a_solver_slot_then_answer_429(settings, as_alice) -> None:
-    from games.reads import slots
+def hold_the_solver(caller: str, seconds: float) -> threading.Thread:
+    """A search of ``seconds`` for ``caller`` in the solver pool, on a thread of its own,
+    returned once it holds its place and the caller's turn."""
+    import time
 
-    settings.SOLVER_REQUEST_SLOTS = 1
-    settings.SOLVER_SLOT_WAIT_MS = 10
+    from django.core.cache import cache
+
+    from games.reads import solver_work
+
+    thread = threading.Thread(
+        target=solver_work.run, args=(time.sleep, seconds), kwargs={"caller": caller}
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while cache.get(f"solver-turn:{caller}") is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return thread
+
+
+@pytest.mark.django_db
+def test_past_the_process_bound_hints_and_analyses_answer_503_at_once(settings, as_alice) -> None:
+    settings.SOLVER_PROCESSES, settings.SOLVER_QUEUE, settings.SOLVER_WAIT_MS = 1, 0, 20_000
     game = resigned(as_alice, 1)
     playing = as_alice.post("/api/v1/games", {"seed": 2}).json()["id"]
-    held = threading.Event()
-    release = threading.Event()
+    finished = resigned(as_alice, 2)
 
-    def hold() -> None:
-        with slots.solver_slot():
-            held.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=hold)
-    thread.start()
+    thread = hold_the_solver("account:somebody-else", 2.0)
     try:
-        assert held.wait(10)
         analysis = as_alice.get(f"/api/v1/games/{game}/analysis")
         hint = as_alice.get(f"/api/v1/games/{playing}/hint")
-        finished_hint = as_alice.get(f"/api/v1/games/{resigned(as_alice, 2)}/hint")
+        finished_hint = as_alice.get(f"/api/v1/games/{finished}/hint")
     finally:
-        release.set()
         thread.join()
-    assert analysis.status_code == 429 and analysis.json()["code"] == "solver_busy"
-    assert analysis["Retry-After"] == "1"
-    assert hint.status_code == 429 and hint.json()["code"] == "solver_busy"
+    for refused in (analysis, hint):
+        assert refused.status_code == 503 and refused.json()["code"] == "solver_overloaded"
+        assert refused["Retry-After"] == "1"
     assert finished_hint.status_code == 200  # a finished game's hint searches nothing
     assert as_alice.get(f"/api/v1/games/{game}/analysis").status_code == 200
     assert as_alice.get(f"/api/v1/games/{playing}/hint").status_code == 200
+
+
+@pytest.mark.django_db
+def test_one_solver_request_at_a_time_per_account(settings, alice, as_alice, as_bob) -> None:
+    settings.SOLVER_WAIT_MS = 20_000
+    mine = as_alice.post("/api/v1/games", {"seed": 3}).json()["id"]
+    public = as_bob.post("/api/v1/games", {"seed": 4}).json()["id"]
+
+    thread = hold_the_solver(f"account:{alice[0].pk}", 2.0)
+    try:
+        busy = as_alice.get(f"/api/v1/games/{mine}/hint")
+        other = as_bob.get(f"/api/v1/games/{public}/hint")
+    finally:
+        thread.join()
+    assert busy.status_code == 429 and busy.json()["code"] == "solver_busy"
+    assert busy["Retry-After"] == "1"
+    assert other.status_code == 200
+    assert as_alice.get(f"/api/v1/games/{mine}/hint").status_code == 200
+
+
+@pytest.mark.django_db
+def test_past_the_accounts_rate_429_and_when_to_come_back(settings, as_alice) -> None:
+    settings.SOLVER_RATE = "2/minute"
+    games = [as_alice.post("/api/v1/games", {"seed": seed}).json()["id"] for seed in (5, 6, 7)]
+    for game in games[:2]:
+        assert as_alice.get(f"/api/v1/games/{game}/hint").status_code == 200
+    refused = as_alice.get(f"/api/v1/games/{games[2]}/hint")
+    assert refused.status_code == 429 and refused.json()["code"] == "solver_throttled"
+    assert 55 <= int(refused["Retry-After"]) <= 60
+    assert (
+        as_alice.in_language("it").get(f"/api/v1/games/{games[2]}/hint").json()["detail"]
+        != (refused.json()["detail"])
+    )
+    # A hint already computed costs no search: it is answered past the rate.
+    assert as_alice.get(f"/api/v1/games/{games[0]}/hint").status_code == 200
