@@ -20,8 +20,9 @@ const pause = (ms, signal) =>
 
 /**
  * GET /games/{id}/analysis. A long search is answered 202 while it runs in the background,
- * and a caller at the cap of solver work 429: the same address is asked again after its
- * Retry-After (1 to 10 s) until the answer comes.
+ * a caller past their bounds of solver work 429, and a server whose solver is fully busy
+ * 503 solver_overloaded: the same address is asked again after its Retry-After (1 to 10 s)
+ * until the answer comes.
  * Resolves to the analysis; rejects with the API's error (a daily game whose day is open is
  * 403 challenge_in_progress) or, past WAIT_MS, an ApiError coded "analysis_pending".
  */
@@ -35,9 +36,10 @@ export async function loadAnalysis(id, { signal } = {}) {
       if (response.status !== 202) return data;
       retryAfter = Number(response.headers.get("Retry-After"));
     } catch (error) {
-      // 429 solver_busy: the caller's analyses in flight are at their cap, or every
-      // solver slot is busy; nothing was queued, so it is asked again later.
-      if (error.status !== 429 || performance.now() > deadline) throw error;
+      // 429 solver_busy or solver_throttled: the caller's solver work is at its bounds;
+      // 503 solver_overloaded: the server's is. Nothing was queued: asked again later.
+      const later = error.status === 429 || error.code === "solver_overloaded";
+      if (!later || performance.now() > deadline) throw error;
       retryAfter = error.retryAfter;
     }
     if (performance.now() > deadline) throw new api.ApiError(202, { code: "analysis_pending", detail: t("analysis.pending") });
