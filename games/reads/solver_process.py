@@ -18,6 +18,7 @@ engine its searches call.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import threading
@@ -27,14 +28,17 @@ import time
 WATCH_SECONDS = 1.0
 
 
-def start(nice: int, server: int) -> None:
-    """Set up this solver process: ``nice`` below its parent, the server ``server``."""
+def start(nice: int, server: int, modules: tuple[str, ...] = ()) -> None:
+    """Set up this solver process: ``nice`` below its parent, the server ``server``, and
+    ``modules`` imported now, rather than by the first search that needs them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.setsid()
     # Where there are no autogroups (or they may not be written), nothing to lower.
     with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as autogroup:
         autogroup.write(str(nice))
     os.nice(nice)
+    for module in modules:
+        importlib.import_module(module)
     threading.Thread(target=_watch, args=(server,), name="server-watch", daemon=True).start()
 
 

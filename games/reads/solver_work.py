@@ -61,6 +61,8 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: What a solver process imports when it starts: the engine the searches run.
+ENGINE = ("games.engine.hint", "games.engine.analysis")
 #: How long a caller's turn is kept if their server process dies before ending it.
 TURN_SECONDS = 60
 _PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -189,7 +191,7 @@ class _Pool:
             max_workers=size,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=solver_process.start,
-            initargs=(nice, os.getpid()),
+            initargs=(nice, os.getpid(), ENGINE),
         )
         self.places = threading.BoundedSemaphore(size + queue)
 

@@ -117,3 +117,16 @@ def test_a_process_that_dies_costs_its_search_not_the_pool() -> None:
     with pytest.raises(SolverOverloaded):
         solver_work.run(os._exit, 1, caller="account:1")
     assert solver_work.run(abs, -5, caller="account:1") == 5
+
+
+def test_a_solver_process_imports_nothing_of_the_server() -> None:
+    from games import engine
+    from games.engine import hint
+
+    rules = engine.RULESETS["classic"]
+    view = engine.player_view(engine.new_game(rules, engine.seeded_deal(rules, 3)))
+    found = solver_work.run(hint.hint, rules, view, caller="account:1", samples=8)
+    assert found.samples == 8
+    loaded = "sorted(m for m in __import__('sys').modules if m.split('.')[0] in %r)"
+    servers = ("django", "rest_framework", "channels", "psycopg", "api", "scorpion_server")
+    assert solver_work.run(eval, loaded % (servers,), caller="account:1") == []
