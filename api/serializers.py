@@ -24,7 +24,7 @@ from rest_framework import serializers
 from api import messages
 from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
-from games.reads import shapes
+from games.reads import puzzle_shapes, shapes
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
 MAX_COLUMNS = 16
@@ -424,6 +424,74 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
     return command, expected_version
 
 
+class _PuzzleMoveBase(StrictSerializer):
+    ply = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_SEQ,
+        required=False,
+        help_text="how many moves of the attempt you know were played: a retry of the last "
+        "one is answered again; any other that is not the next is 409 puzzle_moved_on",
+    )
+
+
+@extend_schema_serializer(component_name="PuzzleMoveCommand")
+class PuzzleMoveIn(_PuzzleMoveBase):
+    """Move the face-up card at ``index`` of column ``from`` and everything above it."""
+
+    type = _command_type("move")
+    from_ = StrictIntegerField(min_value=1, max_value=MAX_COLUMNS)
+    index = StrictIntegerField(min_value=0, max_value=MAX_INDEX)
+    to = StrictIntegerField(min_value=1, max_value=MAX_COLUMNS)
+    card = CardField(required=False, help_text="the card expected at from/index")
+
+    def get_fields(self) -> dict[str, Any]:
+        return _renamed(super().get_fields(), from_="from")
+
+
+@extend_schema_serializer(component_name="PuzzleCellMoveCommand")
+class PuzzleCellMoveIn(_PuzzleMoveBase):
+    """Play the card of a cell onto a column (``three_blind_mice``)."""
+
+    type = _command_type("move")
+    cell = StrictIntegerField(min_value=1, max_value=MAX_CELLS)
+    to = StrictIntegerField(min_value=1, max_value=MAX_COLUMNS)
+    card = CardField(required=False, help_text="the card expected in the cell")
+
+
+@extend_schema_serializer(component_name="PuzzleDealCommand")
+class PuzzleDealIn(_PuzzleMoveBase):
+    type = _command_type("deal")
+
+
+PUZZLE_MOVE_SHAPES: tuple[type[_PuzzleMoveBase], ...] = (
+    PuzzleMoveIn,
+    PuzzleCellMoveIn,
+    PuzzleDealIn,
+)
+
+
+def parse_puzzle_move(data: Any) -> tuple[dict[str, Any], int | None]:
+    """The move (a ``move`` or a ``deal``) of a puzzle move's body, and its ``ply``;
+    ``ValidationError`` for anything else."""
+    if not isinstance(data, Mapping):
+        raise serializers.ValidationError({"non_field_errors": [messages.NOT_AN_OBJECT]})
+    kind = data.get("type")
+    if kind == "move":
+        shape: type[_PuzzleMoveBase] = PuzzleCellMoveIn if "cell" in data else PuzzleMoveIn
+    elif kind == "deal":
+        shape = PuzzleDealIn
+    else:
+        field = serializers.ChoiceField(choices=["move", "deal"])
+        detail = (
+            field.error_messages["required"]
+            if "type" not in data
+            else field.error_messages["invalid_choice"].format(input=kind)
+        )
+        raise serializers.ValidationError({"type": [detail]})
+    command = dict(shape.validated(data))
+    return command, command.pop("ply", None)
+
+
 # --- output: described from the shapes the presenters build (api.schema) ---------------------
 
 GameOut = serializer_for(shapes.GameBody)
@@ -460,3 +528,11 @@ KeysOut = serializer_for(shapes.KeysBody)
 WsTicketOut = serializer_for(shapes.WsTicketBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)
 BoardsOut = serializer_for(shapes.BoardsBody)
+AttemptOut = serializer_for(puzzle_shapes.AttemptBody)
+PuzzleMoveOut = serializer_for(puzzle_shapes.PuzzleMoveBody, name="PuzzleMoveResult")
+StreakPlayOut = serializer_for(puzzle_shapes.StreakPlayBody)
+StreakRecordOut = serializer_for(puzzle_shapes.StreakRecordBody)
+PuzzleDayOut = serializer_for(puzzle_shapes.PuzzleDayBody)
+PuzzleDashboardOut = serializer_for(puzzle_shapes.PuzzleDashboardBody)
+ThemesOut = serializer_for(puzzle_shapes.ThemesBody)
+PuzzleExportListOut = serializer_for(puzzle_shapes.PuzzleExportListBody)
