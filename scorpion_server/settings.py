@@ -448,6 +448,10 @@ SPECTACULAR_SETTINGS = {
         "LeaderboardPeriodEnum": "games.boards.metrics.PERIODS",
         # A game's events and the public log's events share the event types.
         "EventTypeEnum": "games.store.events.TYPES",
+        # A game's deal and a puzzle's deal: one command.
+        "DealCommandTypeEnum": ["deal"],
+        # A puzzle's themes, in attempts, the dashboard and the list of themes.
+        "PuzzleThemeEnum": "games.engine.puzzles.THEMES",
     },
 }
 

@@ -197,10 +197,11 @@ def puzzle_move(
 
     ``ply``, when given, is how many moves the client knows were played: a retry of the
     move just played answers as the first time did (``repeated``), any other stale one is
-    :class:`PuzzleMovedOn`. A move the rules refuse is :class:`RuleRefused` and one that
-    only renumbers columns :class:`PuzzleNoProgress`: the attempt goes on. A winning move
-    is added; a losing one ends the attempt ``failed`` with its reason; reaching the end
-    ends it ``solved``; either end records the result."""
+    :class:`PuzzleMovedOn`, as is a ``card`` that is not the one the move takes. A move
+    the rules refuse is :class:`RuleRefused` and one that only renumbers columns
+    :class:`PuzzleNoProgress`: the attempt goes on. A winning move is added; a losing one
+    ends the attempt ``failed`` with its reason; reaching the end ends it ``solved``;
+    either end records the result."""
     action = engine.action_from_command(command)
     with transaction.atomic():
         attempt = _locked(attempt_id, player)
@@ -216,6 +217,8 @@ def puzzle_move(
         puzzle = attempt.puzzle
         rules = engine.RULESETS[puzzle.rules]
         state = current_state(puzzle, attempt.moves)
+        if not _card_matches(state, action, command.get("card")):
+            raise PuzzleMovedOn(played)
         try:
             judged = _judge(rules, puzzle, state, action, played)
         except engine.RuleViolation as refusal:
@@ -258,6 +261,21 @@ def puzzle_give_up(*, attempt_id: uuid.UUID, player: User) -> Moved:
         attempt.ended_at = clock.now()
         attempt.save(update_fields=["status", "reason", "ended_at"])
         return Moved(attempt, "gave_up", {}, _finish(attempt, solved=False))
+
+
+def _card_matches(state: engine.State, action: engine.Action, card: str | None) -> bool:
+    """Whether the ``card`` a move names (if any) is the face-up card it takes: else the
+    client's board is not the attempt's. A place with no face-up card is left to the rules'
+    own refusal, so the check never tells what a face-down card is."""
+    if card is None:
+        return True
+    if isinstance(action, engine.Move):
+        actual = state.card_at(action.source, action.index)
+    elif isinstance(action, engine.CellMove) and 1 <= action.cell <= len(state.cells):
+        actual = state.cells[action.cell - 1]
+    else:
+        return True
+    return actual is None or actual == engine.parse_card(card)
 
 
 def _locked(attempt_id: uuid.UUID, player: User) -> PuzzleAttempt:
