@@ -128,6 +128,10 @@ class AttemptBody(TypedDict):
     moves: Annotated[list[ActionBody], Doc("the winning moves played, in order")]
     legal: Annotated[list[ActionBody], Doc("the legal moves now (none once the attempt has ended)")]
     wrong: Annotated[ActionBody | None, Doc("the losing move that ended it")]
+    answers: Annotated[
+        list[ActionBody] | None,
+        Doc("once it has failed: the winning moves of the position where it failed"),
+    ]
     reason: Annotated[ReasonBody | None, Doc("why it failed")]
     rating: Annotated[PuzzleRatingBody | None, Doc("the rating change, once a rated one ends")]
     streak: NotRequired[StreakBody]

@@ -213,6 +213,7 @@ def attempt_body(attempt: PuzzleAttempt, *, change: Change | None = None) -> Att
         "moves": _line(rules, puzzle.position, attempt.moves),
         "legal": legal,
         "wrong": None if attempt.wrong is None else _described(state, attempt.wrong),
+        "answers": _answers(attempt, state),
         "reason": reason,
         "rating": None if change is None else rating_body(change),
         "started_at": _at(attempt.started_at),
@@ -221,6 +222,14 @@ def attempt_body(attempt: PuzzleAttempt, *, change: Change | None = None) -> Att
     if attempt.streak is not None:
         body["streak"] = streak_body(attempt.streak)
     return body
+
+
+def _answers(attempt: PuzzleAttempt, state: engine.State) -> list[ActionBody] | None:
+    """The winning moves where a failed attempt stopped (from the puzzle's tree)."""
+    if attempt.status != PuzzleAttempt.Status.FAILED:
+        return None
+    node = attempt.puzzle.tree.get(judging.key(state))
+    return None if node is None else [_described(state, move) for move in node["w"]]
 
 
 def day_get(date: dt.date) -> PuzzleDay | None:
