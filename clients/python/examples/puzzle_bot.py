@@ -82,7 +82,8 @@ def solve(client: Client, attempt: dict[str, Any], rules: engine.Ruleset) -> dic
     while attempt["status"] == "playing":
         move = choose(rules, attempt["position"])
         if move is None:
-            return client.give_up_puzzle(attempt["id"])
+            given_up: dict[str, Any] = client.give_up_puzzle(attempt["id"])
+            return given_up
         attempt = client.puzzle_move(attempt["id"], move, ply=len(attempt["moves"]))["attempt"]
     return attempt
 
