@@ -367,24 +367,22 @@ def _finish(attempt: PuzzleAttempt, *, solved: bool) -> ratings.Change | None:
 
 
 def puzzle_days_prepare(today: dt.date | None = None) -> list[dt.date]:
-    """Choose the puzzle of today and of tomorrow where none is chosen yet (the scheduled
-    job, every minute): the days chosen now. A day whose puzzle another worker chose at the
-    same moment keeps theirs."""
-    today = today or clock.now().date()
-    made = []
-    for date in (today, today + dt.timedelta(days=1)):
-        if PuzzleDay.objects.filter(date=date).exists():
-            continue
-        chosen = choose.for_day()
-        if chosen is None:
-            break
-        try:
-            with transaction.atomic():
-                PuzzleDay.objects.create(date=date, puzzle_id=chosen, created_at=clock.now())
-        except IntegrityError:
-            continue
-        made.append(date)
-    return made
+    """Choose today's puzzle if none is chosen yet (the scheduled job, every minute): the
+    days chosen now. Choosing is one query, so no day is chosen ahead: a day's puzzle is
+    dealt in no other mode, and choosing tomorrow's early would keep it from players a day
+    for nothing. A day whose puzzle another worker chose at the same moment keeps theirs."""
+    date = today or clock.now().date()
+    if PuzzleDay.objects.filter(date=date).exists():
+        return []
+    chosen = choose.for_day()
+    if chosen is None:
+        return []
+    try:
+        with transaction.atomic():
+            PuzzleDay.objects.create(date=date, puzzle_id=chosen, created_at=clock.now())
+    except IntegrityError:
+        return []
+    return [date]
 
 
 def puzzles_mine(*, seconds: float | None = None) -> mining.Mined:

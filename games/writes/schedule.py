@@ -6,8 +6,7 @@ the configured rotation for this period and the next, seal the races whose start
 come, end the rated daily games left unfinished when their day closed (an abandonment,
 ``services.abandon_closed_days``), enter the games of the days and contests that are over
 into the public log, write the notation of the log's new entries
-(``games.writes.public_log``), and choose the puzzles of today and tomorrow
-(``games.writes.puzzles``). Each step is
+(``games.writes.public_log``), and choose today's puzzle (``games.writes.puzzles``). Each step is
 idempotent and safe on several workers at once, so a late or repeated run changes nothing
 more. Reads never do any of it: a day not prepared yet is a 503
 ``challenge_not_ready``, a rotation's arena appears once the job made it.

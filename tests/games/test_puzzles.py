@@ -253,9 +253,9 @@ def test_the_puzzle_of_the_day_is_chosen_once_and_played_once(alice):
     assert writing.puzzle_days_prepare(dt.date(2026, 12, 6)) == []  # nothing mined yet
     first = make_puzzle("open_two_ways")
     make_puzzle("hidden_only_move")
-    days = writing.puzzle_days_prepare(dt.date(2026, 12, 6))
-    assert days == [dt.date(2026, 12, 6), dt.date(2026, 12, 7)]
+    assert writing.puzzle_days_prepare(dt.date(2026, 12, 6)) == [dt.date(2026, 12, 6)]
     assert writing.puzzle_days_prepare(dt.date(2026, 12, 6)) == []
+    assert writing.puzzle_days_prepare(dt.date(2026, 12, 7)) == [dt.date(2026, 12, 7)]
     today = PuzzleDay.objects.get(date=dt.date(2026, 12, 6))
     tomorrow = PuzzleDay.objects.get(date=dt.date(2026, 12, 7))
     assert today.puzzle_id != tomorrow.puzzle_id
