@@ -9,6 +9,7 @@ played it, with a few random moves, to a win: positions 39 to 45 of it are puzzl
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from games.engine import puzzles as found
 from games.puzzles import mining
 from games.puzzles.models import Puzzle
 from games.puzzles.positions import state_of
+from games.store import log
 from games.writes import services
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -46,3 +48,13 @@ def play_the_game(owner: Any) -> uuid.UUID:
     for command in GAME["line"]:
         services.game_command(game_id=written.game_id, actor=owner, command=command)
     return written.game_id
+
+
+def settled(timeout: float = 120.0) -> None:
+    """Wait until every transaction running now (anywhere in the cluster) has ended, so that
+    what the test committed is below the public log's high-water mark, where the miner reads."""
+    end = log.snapshot_end()
+    deadline = time.monotonic() + timeout
+    while log.horizon() < end:
+        assert time.monotonic() < deadline, "a transaction stayed open for two minutes"
+        time.sleep(0.05)

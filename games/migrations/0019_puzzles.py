@@ -445,11 +445,13 @@ class Migration(migrations.Migration):
                 name="puzzle_one_streak",
             ),
         ),
-        migrations.AddIndex(
+        migrations.AddConstraint(
             model_name="puzzleattempt",
-            index=models.Index(
-                condition=models.Q(("status", "playing")),
-                fields=["player", "mode"],
+            constraint=models.UniqueConstraint(
+                condition=models.Q(
+                    ("status", "playing"), models.Q(("mode", "daily"), _negated=True)
+                ),
+                fields=("player", "mode"),
                 name="puzzle_playing",
             ),
         ),

@@ -146,8 +146,11 @@ class PuzzleAttempt(models.Model):
         db_table = "games_puzzle_attempt"
         constraints = [
             models.UniqueConstraint(fields=["player", "puzzle"], name="puzzle_seen_once"),
+            # One rated attempt and one Streak attempt at a time (days' puzzles may wait).
             models.UniqueConstraint(
-                fields=["player", "mode"], condition=Q(status="playing"), name="puzzle_playing"
+                fields=["player", "mode"],
+                condition=Q(status="playing") & ~Q(mode="daily"),
+                name="puzzle_playing",
             ),
         ]
         indexes = [models.Index(fields=["streak", "started_at"], name="puzzle_streak_attempts")]
@@ -164,7 +167,7 @@ class PuzzleResult(models.Model):
 
     position = models.BigAutoField(primary_key=True)
     attempt = models.OneToOneField(PuzzleAttempt, on_delete=models.DO_NOTHING, related_name="+")
-    puzzle = models.ForeignKey(Puzzle, on_delete=models.DO_NOTHING, related_name="+")
+    puzzle = models.ForeignKey(Puzzle, on_delete=models.DO_NOTHING, related_name="results")
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, related_name="+"
     )

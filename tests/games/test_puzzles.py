@@ -29,7 +29,7 @@ from games.puzzles.models import (
 from games.puzzles.positions import state_of
 from games.store import streams
 from games.writes import puzzles as writing
-from tests.puzzle_helpers import GAME, make_puzzle, play_the_game
+from tests.puzzle_helpers import GAME, make_puzzle, play_the_game, settled
 
 
 def command(move: str) -> dict[str, Any]:
@@ -40,6 +40,7 @@ def command(move: str) -> dict[str, Any]:
 def test_a_puzzle_is_mined_from_a_real_finished_game(alice):
     game_id = play_the_game(alice)
     assert streams.load(game_id).state.status == engine.WON
+    settled()
     done = mining.mine(seconds=60, per_source=2, position_seconds=10)
     assert done.games == 1 and done.puzzles == 2
     mined = list(Puzzle.objects.filter(source_game=game_id).order_by("source_version"))
@@ -74,7 +75,9 @@ def test_a_game_still_playing_or_private_gives_no_puzzle(alice):
     playing = services.game_create(owner=alice, rules="classic", seed=GAME["seed"])
     for step in GAME["line"][:-1]:
         services.game_command(game_id=playing.game_id, actor=alice, command=step)
-    assert mining.mine(seconds=30, per_source=2, position_seconds=10).puzzles == 0
+    settled()
+    done = mining.mine(seconds=30, per_source=2, position_seconds=10)
+    assert (done.games, done.puzzles) == (0, 0)  # neither is in the public log
     assert not Puzzle.objects.exists()
 
 
@@ -262,6 +265,9 @@ def test_the_puzzle_of_the_day_is_chosen_once_and_played_once(alice):
     attempt = writing.puzzle_daily(player=alice, date=today.date)
     assert attempt.mode == "daily" and attempt.puzzle_id == today.puzzle_id
     assert writing.puzzle_daily(player=alice, date=today.date).id == attempt.id
+    # Yesterday's left unfinished does not stand in the way of today's.
+    tomorrows = writing.puzzle_daily(player=alice, date=tomorrow.date)
+    assert tomorrows.puzzle_id == tomorrow.puzzle_id and tomorrows.status == "playing"
     # A day's puzzle is never dealt as a rated or a streak puzzle.
     with pytest.raises(NoPuzzle):
         writing.puzzle_next(player=alice)
