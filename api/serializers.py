@@ -31,8 +31,6 @@ MAX_COLUMNS = 16
 MAX_CELLS = 4
 MAX_INDEX = 103
 
-COMMAND_TYPES = ("move", "deal", "undo", "restart", "resign")
-
 
 # --- strict fields ---------------------------------------------------------------------------
 
@@ -404,28 +402,13 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
     """The command of a request body and its ``expected_version``; ``ValidationError``
     (400 with ``fields``) for anything that is not one of the command shapes of
     docs/api.md#commands."""
-    if not isinstance(data, Mapping):
-        raise serializers.ValidationError({"non_field_errors": [messages.NOT_AN_OBJECT]})
-    kind = data.get("type")
-    if kind == "move":
-        shape: type[_CommandBase] = CellMoveIn if "cell" in data else MoveIn
-    elif isinstance(kind, str) and kind in _BY_TYPE:
-        shape = _BY_TYPE[kind]
-    else:
-        field = serializers.ChoiceField(choices=list(COMMAND_TYPES))
-        detail = (
-            field.error_messages["required"]
-            if "type" not in data
-            else field.error_messages["invalid_choice"].format(input=kind)
-        )
-        raise serializers.ValidationError({"type": [detail]})
-    command = dict(shape.validated(data))
-    expected_version = command.pop("expected_version", None)
-    return command, expected_version
+    command = _parsed(data, MoveIn, CellMoveIn, _BY_TYPE)
+    return command, command.pop("expected_version", None)
 
 
-class _PuzzleMoveBase(StrictSerializer):
-    ply = StrictIntegerField(
+def _ply() -> Any:
+    """A puzzle move's ``ply``, in place of a game command's ``expected_version``."""
+    return StrictIntegerField(
         min_value=0,
         max_value=MAX_SEQ,
         required=False,
@@ -435,35 +418,28 @@ class _PuzzleMoveBase(StrictSerializer):
 
 
 @extend_schema_serializer(component_name="PuzzleMoveCommand")
-class PuzzleMoveIn(_PuzzleMoveBase):
+class PuzzleMoveIn(MoveIn):
     """Move the face-up card at ``index`` of column ``from`` and everything above it."""
 
-    type = _command_type("move")
-    from_ = StrictIntegerField(min_value=1, max_value=MAX_COLUMNS)
-    index = StrictIntegerField(min_value=0, max_value=MAX_INDEX)
-    to = StrictIntegerField(min_value=1, max_value=MAX_COLUMNS)
-    card = CardField(required=False, help_text="the card expected at from/index")
-
-    def get_fields(self) -> dict[str, Any]:
-        return _renamed(super().get_fields(), from_="from")
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
 
 
 @extend_schema_serializer(component_name="PuzzleCellMoveCommand")
-class PuzzleCellMoveIn(_PuzzleMoveBase):
+class PuzzleCellMoveIn(CellMoveIn):
     """Play the card of a cell onto a column (``three_blind_mice``)."""
 
-    type = _command_type("move")
-    cell = StrictIntegerField(min_value=1, max_value=MAX_CELLS)
-    to = StrictIntegerField(min_value=1, max_value=MAX_COLUMNS)
-    card = CardField(required=False, help_text="the card expected in the cell")
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
 
 
 @extend_schema_serializer(component_name="PuzzleDealCommand")
-class PuzzleDealIn(_PuzzleMoveBase):
-    type = _command_type("deal")
+class PuzzleDealIn(DealIn):
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
 
 
-PUZZLE_MOVE_SHAPES: tuple[type[_PuzzleMoveBase], ...] = (
+PUZZLE_MOVE_SHAPES: tuple[type[StrictSerializer], ...] = (
     PuzzleMoveIn,
     PuzzleCellMoveIn,
     PuzzleDealIn,
@@ -473,23 +449,34 @@ PUZZLE_MOVE_SHAPES: tuple[type[_PuzzleMoveBase], ...] = (
 def parse_puzzle_move(data: Any) -> tuple[dict[str, Any], int | None]:
     """The move (a ``move`` or a ``deal``) of a puzzle move's body, and its ``ply``;
     ``ValidationError`` for anything else."""
+    command = _parsed(data, PuzzleMoveIn, PuzzleCellMoveIn, {"deal": PuzzleDealIn})
+    return command, command.pop("ply", None)
+
+
+def _parsed(
+    data: Any,
+    move: type[StrictSerializer],
+    cell_move: type[StrictSerializer],
+    others: dict[str, Any],
+) -> dict[str, Any]:
+    """``data`` validated by the shape its ``type`` names (for ``move``, ``cell_move`` when
+    it names a cell), one of ``others`` for another type."""
     if not isinstance(data, Mapping):
         raise serializers.ValidationError({"non_field_errors": [messages.NOT_AN_OBJECT]})
     kind = data.get("type")
     if kind == "move":
-        shape: type[_PuzzleMoveBase] = PuzzleCellMoveIn if "cell" in data else PuzzleMoveIn
-    elif kind == "deal":
-        shape = PuzzleDealIn
+        shape = cell_move if "cell" in data else move
+    elif isinstance(kind, str) and kind in others:
+        shape = others[kind]
     else:
-        field = serializers.ChoiceField(choices=["move", "deal"])
+        field = serializers.ChoiceField(choices=["move", *others])
         detail = (
             field.error_messages["required"]
             if "type" not in data
             else field.error_messages["invalid_choice"].format(input=kind)
         )
         raise serializers.ValidationError({"type": [detail]})
-    command = dict(shape.validated(data))
-    return command, command.pop("ply", None)
+    return dict(shape.validated(data))
 
 
 # --- output: described from the shapes the presenters build (api.schema) ---------------------

@@ -28,6 +28,7 @@ from api import messages, serializers
 from api.parsers import JSONRenderer
 from api.schema import SIGNED_IN, errors
 from api.views import callers
+from api.views.log import export_file
 from games import clock
 from games.errors import PlayerNotFound, PuzzleDayNotReady
 from games.reads import puzzle_exports
@@ -296,23 +297,11 @@ class PuzzleExportGetApi(APIView):
         },
     )
     def get(self, request: Request, name: str) -> FileResponse:
-        checksum = name.endswith(puzzle_exports.CHECKSUM_SUFFIX)
         stem = name.removesuffix(puzzle_exports.CHECKSUM_SUFFIX)
         export = puzzle_exports.export_of(stem.removesuffix(puzzle_exports.SUFFIX))
         if export is None or stem != export.name:
             raise NotFound()
-        directory = puzzle_exports.directory()
-        if checksum:
-            path = directory / export.checksum_name
-            return FileResponse(path.open("rb"), content_type="text/plain; charset=utf-8")
-        response = FileResponse(
-            (directory / export.name).open("rb"),
-            as_attachment=True,
-            filename=export.name,
-            content_type="application/gzip",
-        )
-        response["ETag"] = f'"{export.sha256}"'
-        return response
+        return export_file(puzzle_exports.directory(), export, checksum=name != stem)
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
         """A file whatever the client accepts; its errors are JSON."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from games.puzzles.models import Puzzle
 from games.puzzles.positions import state_of
 from games.writes import puzzles as writing
 from scorpion_server.asgi import application
+from tests.api.test_hidden_information import carried, walk
 from tests.puzzle_helpers import make_puzzle, play_the_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,17 +36,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 KINDS = ("open_two_ways", "reveal_then_open", "hidden_only_move")
 #: The daily last: a day's puzzle is never dealt as a rated or a streak one.
 MODES = ("rated", "streak", "daily")
-
-
-def walk(value: Any) -> Iterator[Any]:
-    yield value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from walk(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from walk(item)
 
 
 def unseen_codes(state: engine.State) -> set[str]:
@@ -101,14 +90,6 @@ class Scan:
                 if isinstance(value, dict) and ({"tree", "line", "key"} & set(value)):
                     leaks.append(f"{where}: {sorted(value)}")
         return leaks
-
-
-def carried(html: str) -> Any:
-    """The API answers a browser page carries inline (``web/views.py``): ``{}`` if none."""
-    found_ = re.search(
-        r'<script id="scorpion-answers" type="application/json">(.*?)</script>', html, re.S
-    )
-    return json.loads(found_.group(1)) if found_ else {}
 
 
 def start(mode: str, owner: Any) -> dict[str, Any]:
