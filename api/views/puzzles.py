@@ -111,7 +111,13 @@ class PuzzleMoveApi(APIView):
         player = callers.player(request)
         command, ply = serializers.parse_puzzle_move(request.data)
         found = reading.attempt_get(attempt, player.pk)
-        moved = writing.puzzle_move(attempt_id=found.id, player=player, command=command, ply=ply)
+        moved = writing.puzzle_move(
+            attempt_id=found.id,
+            player=player,
+            command=command,
+            ply=ply,
+            caller=callers.requester(request),
+        )
         body: PuzzleMoveBody = {
             "verdict": moved.verdict,
             "event": moved.event,  # type: ignore[typeddict-item]

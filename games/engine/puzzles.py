@@ -612,7 +612,7 @@ def judge(
     attempt at a puzzle of ``length`` whose tree is ``tree`` (as stored: :meth:`Node.to_json`
     by :func:`key`). ``node`` gives the position's node when the caller classified it.
     :class:`RuleViolation` for a move the rules refuse; :class:`Unjudged` for a position
-    (or the one a winning move leads to) missing from the tree."""
+    missing from the tree (a winning move that leads to one ends the attempt, solved)."""
     if not isinstance(action, Move | CellMove | Deal):
         raise RuleViolation("game_over")  # never sent: the API parses moves and deals only
     after, effects = apply(state, action)
@@ -629,9 +629,11 @@ def judge(
             return Judged("wrong", after, effects, end=True, reason=dict(reason))
     if move not in node.wins:
         raise Unjudged(key(state))
-    return Judged(
-        "right", after, effects, end=ends(after, tree=tree, length=length, played=played + 1)
-    )
+    try:
+        end = ends(after, tree=tree, length=length, played=played + 1)
+    except Unjudged:  # a position the tree does not hold: the attempt ends there, solved
+        end = True
+    return Judged("right", after, effects, end=end)
 
 
 def ends(state: State, *, tree: Mapping[str, Mapping[str, Any]], length: int, played: int) -> bool:

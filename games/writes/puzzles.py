@@ -191,7 +191,12 @@ class Moved:
 
 
 def puzzle_move(
-    *, attempt_id: uuid.UUID, player: User, command: dict[str, Any], ply: int | None = None
+    *,
+    attempt_id: uuid.UUID,
+    player: User,
+    command: dict[str, Any],
+    ply: int | None = None,
+    caller: str | None = None,
 ) -> Moved:
     """Judge one move (an API ``move`` or ``deal`` command) of the player's attempt.
 
@@ -201,7 +206,8 @@ def puzzle_move(
     the rules refuse is :class:`RuleRefused` and one that only renumbers columns
     :class:`PuzzleNoProgress`: the attempt goes on. A winning move is added; a losing one
     ends the attempt ``failed`` with its reason; reaching the end ends it ``solved``;
-    either end records the result."""
+    either end records the result. ``caller`` is whose share of the solver a search on the
+    request would count in (``api.views.callers.requester``)."""
     action = engine.action_from_command(command)
     with transaction.atomic():
         attempt = _locked(attempt_id, player)
@@ -220,7 +226,7 @@ def puzzle_move(
         if not _card_matches(state, action, command.get("card")):
             raise PuzzleMovedOn(played)
         try:
-            judged = _judge(rules, puzzle, state, action, played)
+            judged = _judge(rules, puzzle, state, action, played, caller)
         except engine.RuleViolation as refusal:
             raise RuleRefused(refusal.code) from None
         if judged.verdict == "no_progress":
@@ -326,7 +332,12 @@ def current_state(puzzle: Puzzle, moves: list[str]) -> engine.State:
 
 
 def _judge(
-    rules: engine.Ruleset, puzzle: Puzzle, state: engine.State, action: engine.Action, played: int
+    rules: engine.Ruleset,
+    puzzle: Puzzle,
+    state: engine.State,
+    action: engine.Action,
+    played: int,
+    caller: str | None,
 ) -> judging.Judged:
     """The judge's verdict from the tree; a position missing from it is classified here,
     bounded (see the module's docstring); one left undecided ends the attempt solved."""
@@ -339,10 +350,7 @@ def _judge(
     if node is None:
         after, effects = engine.apply(state, action)
         return judging.Judged("right", after, effects, end=True)
-    verdict = judging.judge(state, action, tree={}, length=puzzle.length, played=played, node=node)
-    if verdict.verdict != "right" or verdict.end:
-        return verdict
-    return judging.Judged("right", verdict.state, verdict.effects, end=True)
+    return judging.judge(state, action, tree={}, length=puzzle.length, played=played, node=node)
 
 
 def _finish(attempt: PuzzleAttempt, *, solved: bool) -> ratings.Change | None:

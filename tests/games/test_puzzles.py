@@ -300,3 +300,19 @@ def test_streak_rises_unrated_and_ends_at_the_first_mistake(alice):
     # The next call starts a new streak.
     fresh = writing.streak_play(player=alice)
     assert fresh.streak.id != play.streak.id
+
+
+@pytest.mark.django_db
+def test_a_position_missing_from_the_tree_is_decided_on_the_request(alice, bob, settings):
+    """A tree made by older code might miss a position: the judge classifies it then, in a
+    solver slot and within PUZZLE_JUDGE_BUDGET, to the same verdicts."""
+    puzzle = make_puzzle("open_two_ways")
+    Puzzle.objects.filter(id=puzzle.id).update(tree={})
+    settings.PUZZLE_JUDGE_BUDGET = 20_000
+    first = writing.puzzle_next(player=alice)
+    right = writing.puzzle_move(attempt_id=first.id, player=alice, command=command("7-1-4"))
+    assert right.verdict == "right"
+    second = writing.puzzle_next(player=bob)
+    wrong = writing.puzzle_move(attempt_id=second.id, player=bob, command=command("7-0-5"))
+    assert wrong.verdict == "wrong"
+    assert wrong.attempt.reason == {"code": "under_it", "card": "QH", "needs": "KH", "column": 5}
