@@ -48,15 +48,24 @@ def schedule(timestamp: int) -> None:
         done = schedule_run()
     finally:
         close_old_connections()
-    if done.days or done.sealed or done.abandoned or done.published.games or done.written:
+    if (
+        done.days
+        or done.sealed
+        or done.abandoned
+        or done.published.games
+        or done.written
+        or done.puzzle_days
+    ):
         logger.info(
             "scheduled work: days %s prepared, races %s sealed, %d abandoned daily games"
-            " ended, %d games entered the public log, %d entries written",
+            " ended, %d games entered the public log, %d entries written, puzzles of %s"
+            " chosen",
             done.days,
             done.sealed,
             len(done.abandoned),
             done.published.games,
             done.written,
+            done.puzzle_days,
         )
 
 

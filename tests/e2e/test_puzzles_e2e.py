@@ -4,10 +4,14 @@ mined by the server's job, its puzzle of the day chosen by the scheduled job; pl
 the day's puzzle, run a streak until its end and its best is kept, play rated puzzles with
 winning moves that are not the solver's and with losing moves (refused with why they
 lose), several finishing at the same moment; then ``rebuild_projections`` gives back
-exactly the ratings the server served."""
+exactly the ratings the server served. Every body read before an attempt ends is checked
+for its unseen cards and its answer, and the source game's feed gets no frame."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import re
 import threading
 import time
 from typing import Any
@@ -15,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from django.core.management import call_command
+from websockets.sync.client import connect
 
 from games import clock, engine
 from games.engine import puzzles as found
@@ -38,12 +43,32 @@ def command(move: str, ply: int) -> dict[str, Any]:
     return {**engine.action_to_command(found.decode(move)), "ply": ply}
 
 
+def sealed(text: str, state: engine.State, puzzle: Puzzle) -> None:
+    """A body sent while an attempt is played: no card unseen in ``state`` (the attempt's
+    position), nothing of the answer, not where it was found."""
+    unseen = [
+        engine.card_code(card)
+        for cards, down in zip(state.columns, state.down, strict=True)
+        for card in cards[:down]
+    ] + [engine.card_code(card) for card in state.reserve]
+    for code in unseen:
+        assert not re.search(rf'"{code}"', text), code
+    assert str(puzzle.source_game) not in text and puzzle.key not in text
+    body = json.loads(text)
+    attempt = body.get("attempt", body) or {}
+    if "puzzle" in attempt and attempt.get("status") == "playing":
+        answer = {key: attempt["puzzle"][key] for key in ("themes", "solution", "game", "played")}
+        assert set(answer.values()) == {None}, answer
+
+
 def solve(
     client: httpx.Client, attempt: dict[str, Any], puzzle: Puzzle, first: str | None = None
 ) -> dict[str, Any]:
-    """Play ``attempt`` to its end with winning moves (``first`` the first of them)."""
+    """Play ``attempt`` to its end with winning moves (``first`` the first of them); every
+    body read or answered before the end is :func:`sealed`."""
     state = state_of(engine.RULESETS[puzzle.rules], puzzle.position)
     while attempt["status"] == "playing":
+        sealed(client.get(f"/api/v1/puzzles/attempts/{attempt['id']}").text, state, puzzle)
         move = first or puzzle.tree[found.key(state)]["w"][0]
         first = None
         answer = client.post(
@@ -54,6 +79,8 @@ def solve(
         assert answer.json()["verdict"] == "right"
         attempt = answer.json()["attempt"]
         state = engine.apply(state, found.decode(move))[0]
+        if attempt["status"] == "playing":
+            sealed(answer.text, state, puzzle)
     return attempt
 
 
@@ -73,6 +100,7 @@ def test_puzzles_from_a_real_game_to_a_rebuild_through_a_real_server(live_server
         POOL_TARGET="0",  # no pool to fill: the solver's worker mines puzzles
         PUZZLE_MINE_SECONDS="30",
     )
+    feeds = contextlib.ExitStack()
     try:
         # --- a real game, played to its win through the API -----------------------------
         owner = register(server.http, "source")
@@ -97,12 +125,20 @@ def test_puzzles_from_a_real_game_to_a_rebuild_through_a_real_server(live_server
             pytest.fail(f"no puzzle mined or no day chosen:\n{server.log_text()}")
         day = PuzzleDay.objects.select_related("puzzle").get(date=today)
         other = Puzzle.objects.filter(source_game=game_id).exclude(id=day.puzzle_id).get()
+        # The source game is public and finished: its feed shows every card. Puzzles have no
+        # feed of their own, and playing them sends nothing on the game's.
+        spectator = feeds.enter_context(connect(f"{server.ws}/ws/games/{game_id}/"))
+        assert json.loads(spectator.recv(timeout=30))["type"] == "snapshot"
 
         # --- the puzzle of the day, end to end -------------------------------------------
         solver = register(server.http, "dayplayer")
+        start = state_of(engine.RULESETS[day.puzzle.rules], day.puzzle.position)
+        sealed(solver.get("/api/v1/puzzles/daily").text, start, day.puzzle)
         shown = solver.get("/api/v1/puzzles/daily").json()
         assert shown["date"] == today.isoformat() and shown["attempt"] is None
-        attempt = solver.post("/api/v1/puzzles/daily").json()
+        started = solver.post("/api/v1/puzzles/daily")
+        sealed(started.text, start, day.puzzle)
+        attempt = started.json()
         assert attempt["mode"] == "daily" and attempt["puzzle"]["id"] == day.puzzle_id
         assert attempt["puzzle"]["game"] is None  # where it was found: not before the end
         ended = solve(solver, attempt, day.puzzle)
@@ -167,6 +203,9 @@ def test_puzzles_from_a_real_game_to_a_rebuild_through_a_real_server(live_server
                 assert answer["status"] == "solved" and answer["rating"]["change"] > 0
         assert PuzzleResult.objects.filter(rated=True).count() == 9
 
+        with pytest.raises(TimeoutError):
+            spectator.recv(timeout=1)
+
         # --- the rebuild gives back the same bits ----------------------------------------
         served = snapshot()
         assert PuzzleRating.objects.get(puzzle=other).rated == 8
@@ -176,6 +215,7 @@ def test_puzzles_from_a_real_game_to_a_rebuild_through_a_real_server(live_server
         mine = PuzzlePlayer.objects.get(player__username="rated1")
         assert board["rating"] == mine.rating and board["solved"] == 1
     finally:
+        feeds.close()
         workers = _workers_of(server.process.pid)
         server.process.terminate()  # no worker left to write after this test's cleanup
         server.process.wait(timeout=30)

@@ -316,3 +316,33 @@ def test_a_position_missing_from_the_tree_is_decided_on_the_request(alice, bob, 
     wrong = writing.puzzle_move(attempt_id=second.id, player=bob, command=command("7-0-5"))
     assert wrong.verdict == "wrong"
     assert wrong.attempt.reason == {"code": "under_it", "card": "QH", "needs": "KH", "column": 5}
+
+
+@pytest.mark.django_db
+def test_puzzles_are_mined_from_the_certified_line_of_a_day_that_is_over():
+    """A day's certified line is the solver's search: once the day is over (its games
+    public), its positions are mined too; a day not over is not."""
+    from games.dailies.models import DailyChallenge
+    from games.engine.solver import solve
+
+    rules = engine.RULESETS["classic"]
+    line = solve(rules, engine.new_game(rules, engine.seeded_deal(rules, 0)), 100_000).line
+    solution = [engine.action_to_command(action) for action in line]
+    now = dt.datetime(2026, 12, 6, tzinfo=dt.UTC)
+    over = DailyChallenge.objects.create(
+        date=dt.date(2026, 12, 4), rules="classic", seed=0, solution=solution,
+        created_at=now, published_at=now,
+    )  # fmt: skip
+    DailyChallenge.objects.create(
+        date=dt.date(2026, 12, 5), rules="classic", seed=0, solution=solution, created_at=now
+    )
+    done = mining.mine(seconds=60, per_source=2, position_seconds=10)
+    assert (done.days, done.puzzles) == (1, 1)
+    puzzle = Puzzle.objects.get()
+    assert puzzle.source_challenge == over.date and puzzle.source_game is None
+    state = engine.new_game(rules, engine.seeded_deal(rules, 0))
+    for action in line[: puzzle.source_step]:
+        state = engine.apply(state, action)[0]
+    assert puzzle.position == mining.position_json(state)
+    assert puzzle.played == found.encode(line[puzzle.source_step])
+    assert mining.mine(seconds=60, per_source=2, position_seconds=10).days == 0
