@@ -236,6 +236,17 @@ class ExportListApi(_JsonOnly):
         return Response(body)
 
 
+def export_file_responses() -> dict[Any, OpenApiResponse]:
+    """The answers of a path that serves an export's file: the file, its checksum, 404."""
+    return {
+        (200, "application/gzip"): OpenApiResponse(
+            OpenApiTypes.BINARY, description="the export, as an attachment"
+        ),
+        (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="its sha256sum line"),
+        **{(code, JSONRenderer.media_type): r for code, r in errors(404).items()},
+    }
+
+
 class ExportGetApi(_JsonOnly):
     @extend_schema(
         operation_id="export_get",
@@ -249,15 +260,7 @@ class ExportGetApi(_JsonOnly):
                 OpenApiParameter.PATH,
             )
         ],
-        responses={
-            (200, "application/gzip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="the export, as an attachment"
-            ),
-            (200, "text/plain"): OpenApiResponse(
-                OpenApiTypes.STR, description="its sha256sum line"
-            ),
-            **{(code, JSONRenderer.media_type): r for code, r in errors(404).items()},
-        },
+        responses=export_file_responses(),
     )
     def get(self, request: Request, name: str) -> FileResponse:
         stem = name.removesuffix(exports.CHECKSUM_SUFFIX)

@@ -14,7 +14,6 @@ from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
 )
@@ -28,7 +27,7 @@ from api import messages, serializers
 from api.parsers import JSONRenderer
 from api.schema import SIGNED_IN, errors
 from api.views import callers
-from api.views.log import export_file
+from api.views.log import export_file, export_file_responses
 from games import clock
 from games.errors import PlayerNotFound, PuzzleDayNotReady
 from games.reads import puzzle_exports
@@ -292,15 +291,7 @@ class PuzzleExportGetApi(APIView):
                 OpenApiParameter.PATH,
             )
         ],
-        responses={
-            (200, "application/gzip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="the export, as an attachment"
-            ),
-            (200, "text/plain"): OpenApiResponse(
-                OpenApiTypes.STR, description="its sha256sum line"
-            ),
-            **{(code, JSONRenderer.media_type): r for code, r in errors(404).items()},
-        },
+        responses=export_file_responses(),
     )
     def get(self, request: Request, name: str) -> FileResponse:
         stem = name.removesuffix(puzzle_exports.CHECKSUM_SUFFIX)
