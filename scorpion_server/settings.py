@@ -258,13 +258,13 @@ ANALYSIS_INLINE_NODES = env_int("ANALYSIS_INLINE_NODES", default=5_000, minimum=
 # Analyses queued or running at once per account (per address for anonymous callers);
 # past it, 429 solver_busy.
 SOLVER_MAX_IN_FLIGHT = env_int("SOLVER_MAX_IN_FLIGHT", default=2, minimum=1)
-# The solver's work for requests (hints, quick analyses: games.reads.solver_work) runs in a
-# pool of SOLVER_PROCESSES processes per server process, at a lower CPU priority
-# (SOLVER_NICE), never on the server's own threads; past the running ones, SOLVER_QUEUE
-# requests may wait, and a request waits SOLVER_WAIT_MS at most for its answer: beyond
-# either, 503 solver_overloaded. The defaults size the pool to the cores, within a quarter
-# of the HTTP threads, and the queue to the pool, within half of them (each solver request
-# holds an HTTP thread while it waits). Per account (per
+# The solver's work for requests (hints, quick analyses, puzzle positions missing from their
+# tree: games.reads.solver_work) runs in a pool of SOLVER_PROCESSES processes per server
+# process, at a lower CPU priority (SOLVER_NICE), never on the server's own threads; past
+# the running ones, SOLVER_QUEUE requests may wait, and a request waits SOLVER_WAIT_MS at
+# most for its answer: beyond either, 503 solver_overloaded. The defaults size the pool to
+# the cores, within a quarter of the HTTP threads, and the queue to the pool, within half
+# of them (each solver request holds an HTTP thread while it waits). Per account (per
 # address for anonymous callers) one such request at a time (else 429 solver_busy), at
 # most SOLVER_RATE of them (else 429 solver_throttled).
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -303,6 +303,17 @@ POOL_SOLVER_BUDGET = env_int("POOL_SOLVER_BUDGET", default=100_000, minimum=1)
 POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
 POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=20, minimum=1)
 POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
+
+# Puzzles (docs/puzzles.md): the seconds one run of the mining job spends at most (it
+# goes on from where it stopped the next minute), the seconds it gives one position, the
+# puzzles it keeps of one game at most, and the solver's node budget of a position the
+# judge finds missing from a puzzle's tree (never, for a tree the miner made).
+PUZZLE_MINE_SECONDS = env_float("PUZZLE_MINE_SECONDS", default=20.0, minimum=0.1)
+PUZZLE_POSITION_SECONDS = env_float("PUZZLE_POSITION_SECONDS", default=3.0, minimum=0.01)
+PUZZLES_PER_GAME = env_int("PUZZLES_PER_GAME", default=2, minimum=1)
+PUZZLE_JUDGE_BUDGET = env_int("PUZZLE_JUDGE_BUDGET", default=20_000, minimum=1)
+# Where manage.py export_puzzles writes the monthly exports of the puzzles.
+PUZZLE_EXPORT_DIR = Path(env_str("PUZZLE_EXPORT_DIR") or DATA_DIR / "puzzles").resolve()
 
 # --- Background jobs (games.jobs, on procrastinate) -----------------------------------------
 
@@ -473,6 +484,10 @@ SPECTACULAR_SETTINGS = {
         "LeaderboardPeriodEnum": "games.boards.metrics.PERIODS",
         # A game's events and the public log's events share the event types.
         "EventTypeEnum": "games.store.events.TYPES",
+        # A game's deal and a puzzle's deal: one command.
+        "DealCommandTypeEnum": ["deal"],
+        # A puzzle's themes, in attempts, the dashboard and the list of themes.
+        "PuzzleThemeEnum": "games.engine.puzzles.THEMES",
     },
 }
 

@@ -1,6 +1,7 @@
 """Costly work, fair to all: every solver search a request runs goes through :func:`run`.
 
-The solver (hints, quick analyses, and whatever comes next) must not take the server's CPU
+The solver (hints, quick analyses, a puzzle position missing from its tree, and whatever
+comes next) must not take the server's CPU
 from everyone else's requests, and no caller may take more than their share. So a search
 that a request asks for is bounded twice:
 
@@ -62,7 +63,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: What a solver process imports when it starts: the engine the searches run.
-ENGINE = ("games.engine.hint", "games.engine.analysis")
+ENGINE = ("games.engine.hint", "games.engine.analysis", "games.engine.puzzles")
 #: How long a caller's turn is kept if their server process dies before ending it.
 TURN_SECONDS = 60
 _PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
