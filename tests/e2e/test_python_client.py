@@ -27,8 +27,9 @@ CLIENT = Path(__file__).resolve().parents[2] / "clients" / "python"
 
 @pytest.fixture(scope="module")
 def server(live_server_factory):
-    # Cheap hints: the bot asks for one per action.
-    return live_server_factory(HINT_SAMPLES="8", HINT_TIME_LIMIT="0.05")
+    # Cheap hints: the bot asks for one per action, faster than an account's rate of solver
+    # work allows (it waits as Retry-After says; tests/api/test_analysis_jobs.py has the rate).
+    return live_server_factory(HINT_SAMPLES="8", HINT_TIME_LIMIT="0.05", SOLVER_RATE="off")
 
 
 def signed_in(server: Any, name: str, **options: Any) -> Client:

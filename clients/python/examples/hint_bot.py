@@ -13,6 +13,7 @@ actions it played.
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from scorpion_client import ApiError, Client
@@ -28,6 +29,21 @@ def sign_in(client: Client, user: str, password: str) -> None:
         client.register(user, password)
 
 
+def ask(client: Client, game_id: str, *, peek: bool) -> dict[str, Any]:
+    """The hint now. A hint is solver work, which the server bounds per account (one at a
+    time, a few a minute) and per process: past a bound it answers 429 or 503 with
+    ``Retry-After``, which the client honours a few times; a bot asking for hints back to
+    back waits as long as it says, however long."""
+    while True:
+        try:
+            hint: dict[str, Any] = client.hint(game_id) if peek else client.take_hint(game_id)
+            return hint
+        except ApiError as error:
+            if error.status not in (429, 503) or error.retry_after is None:
+                raise
+            time.sleep(error.retry_after)
+
+
 def play(
     client: Client, game: dict[str, Any], *, peek: bool = False, max_actions: int = 500
 ) -> tuple[dict[str, Any], int]:
@@ -36,7 +52,7 @@ def play(
     for _ in range(max_actions):
         if game["status"] != "playing":
             return game, played
-        hint = client.hint(game["id"]) if peek else client.take_hint(game["id"])
+        hint = ask(client, game["id"], peek=peek)
         move = hint["move"]
         if move is None:
             break

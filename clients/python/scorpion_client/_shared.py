@@ -104,7 +104,11 @@ def result(response: httpx.Response) -> Any:
             body = response.json()
         except ValueError:
             body = {"code": "unknown", "detail": response.text[:200]}
-        raise ApiError(response.status_code, body)
+        try:
+            retry_after = float(response.headers["Retry-After"])
+        except (KeyError, ValueError):
+            retry_after = None
+        raise ApiError(response.status_code, body, retry_after)
     if not response.content:
         return None
     return response.json()

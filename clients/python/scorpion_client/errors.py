@@ -11,11 +11,13 @@ class ScorpionError(Exception):
 
 class ApiError(ScorpionError):
     """The server refused a request: ``status``, its stable ``code`` (docs/api.md#errors),
-    the translated ``detail``, and ``fields`` for a 400."""
+    the translated ``detail``, ``fields`` for a 400, and ``retry_after``: the seconds its
+    ``Retry-After`` said to wait (a 429 or 503), else ``None``."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, retry_after: float | None = None) -> None:
         body = body if isinstance(body, dict) else {}
         self.status = status
+        self.retry_after = retry_after
         self.code: str = str(body.get("code", "unknown"))
         self.detail: str = str(body.get("detail", ""))
         self.fields: dict[str, list[str]] = dict(body.get("fields") or {})
