@@ -9,6 +9,7 @@ from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import (
+    Account,
     ApiKey,
     Event,
     Game,
@@ -21,6 +22,7 @@ from games.store.models import (
 )
 
 __all__ = [
+    "Account",
     "ApiKey",
     "BoardEntry",
     "BoardResult",
