@@ -366,7 +366,7 @@ class DataApi(_SignedInApi):
         response = StreamingHttpResponse(
             _data(user, kind, first), content_type=f"{mydata.MEDIA_TYPES[kind]}; charset=utf-8"
         )
-        name = f"scorpion-{user.pk}.{mydata.EXTENSIONS[kind]}"
+        name = f"scorpion-{user.pk}{mydata.EXTENSIONS[kind]}"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         response["Cache-Control"] = "no-store"
         return response

@@ -29,7 +29,7 @@ from games.store.summary import GameSummary
 FORMATS = ("scorpion", "ndjson")
 #: The media type and the file name's extension of each format.
 MEDIA_TYPES = {"scorpion": notation.MEDIA_TYPE, "ndjson": "application/x-ndjson"}
-EXTENSIONS = {"scorpion": notation.EXTENSION, "ndjson": "ndjson"}
+EXTENSIONS = {"scorpion": notation.EXTENSION, "ndjson": ".ndjson"}
 #: Games read at a time.
 BATCH = 100
 

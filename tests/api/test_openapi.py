@@ -15,8 +15,8 @@ import psycopg
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
-from django.utils.http import urlsafe_base64_encode
 from django.db import OperationalError, connection
+from django.utils.http import urlsafe_base64_encode
 from openapi_core.exceptions import OpenAPIError
 
 from games import clock
