@@ -19,7 +19,10 @@ export function mount(root, _params, query) {
   const submit = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "auth-submit" });
   const title = h("h1", {});
   const hint = h("p", { class: "muted small" });
+  const forgot = h("p", { class: "small forgot" }, h("a", { href: "/account/reset", id: "forgot-link", text: t("auth.forgot") }));
   const tabs = h("div", { class: "tabs", role: "tablist" });
+  // A guest signing up keeps its games: the guest becomes the account.
+  const guest = h("p", { class: "muted small", id: "guest-keeps", text: t("auth.guest_keeps") });
   const form = h(
     "form",
     { class: "auth-form", novalidate: true },
@@ -28,8 +31,10 @@ export function mount(root, _params, query) {
     h("label", { for: "password", text: t("auth.password") }),
     password,
     hint,
+    guest,
     error,
     submit,
+    forgot,
   );
 
   function show() {
@@ -38,6 +43,8 @@ export function mount(root, _params, query) {
     submit.textContent = mode === "signup" ? t("auth.signup") : t("auth.signin");
     password.autocomplete = mode === "signup" ? "new-password" : "current-password";
     hint.textContent = mode === "signup" ? t("auth.password_rules") : "";
+    forgot.hidden = mode === "signup";
+    guest.hidden = !(mode === "signup" && api.session()?.guest);
     tabs.replaceChildren(
       ...["signin", "signup"].map((m) =>
         h("button", {
