@@ -245,7 +245,8 @@ def test_a_closed_account_is_gone_from_pages_boards_the_log_and_the_next_export(
         page.wait_for_timeout(300)
         assert player.name not in page.inner_text("body"), path
     page.goto(f"{server.http}/players/{player.name}")  # the name asked for, and no one
-    expect(page.locator("#problem")).to_have_text(f"Nobody plays here under the name {player.name}.")
+    nobody = f"Nobody plays here under the name {player.name}."
+    expect(page.locator("#problem")).to_have_text(nobody)
     page.goto(f"{server.http}/games/{won}")
     expect(page.locator(".game-head")).to_contain_text(pseudonym)
     board = httpx.get(f"{server.http}/api/v1/leaderboards/classic/wins?period=all").json()
