@@ -141,12 +141,14 @@ export async function get(path, options) {
   if (loading) {
     let response;
     try {
-      response = await loading;
+      response = await loading.response;
     } catch (error) {
       throw new NetworkError(error.message);
     }
     try {
-      return (await read(response, session())).data;
+      // Read as sent: with the token boot.js found then (another answer may have found
+      // it stale and forgotten it since).
+      return (await read(response, loading.token ? { token: loading.token } : null)).data;
     } catch (error) {
       if (!(error instanceof StaleKey)) throw error;
       return (await request(path)).data;
