@@ -433,3 +433,30 @@ def test_a_visitor_plays_at_once_as_a_guest_and_keeps_the_game_on_signing_up(
     expect(page.locator("#account-name")).to_have_text(name)
     assert httpx.get(f"{server.http}/api/v1/games/{game_id}").json()["owner"] == name
     assert httpx.get(f"{server.http}/api/v1/players/{name}").json()["played"] == 1
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_recovery_pages_say_what_a_bad_link_is(pages, server, shots, size) -> None:
+    from playwright.sync_api import expect
+
+    page = open_at(pages, size, None, "/signin")
+    expect(page.locator("#forgot-link")).to_be_visible()
+    shoot(page, shots, "signin-forgot")
+    page.click("#tab-signup")
+    expect(page.locator("#forgot-link")).to_be_hidden()
+    page.goto(f"{server.http}/account/reset")
+    page.fill("#reset-email", "someone@example.com")
+    page.click("#reset-submit")
+    expect(page.locator("#reset-sent")).to_contain_text("someone@example.com")
+    shoot(page, shots, "reset-sent")
+    page.goto(f"{server.http}/account/reset#MQ/not-a-token")
+    page.fill("#reset-password", "fresh-Lantern-9")
+    page.click("#reset-submit")
+    expect(page.locator("#reset-error")).to_contain_text("This link is not valid")
+    expect(page.locator("#reset-error a")).to_have_attribute("href", "/account/reset")
+    shoot(page, shots, "reset-bad-link")
+    page.goto(f"{server.http}/account/verify#not-a-token")
+    expect(page.locator("#verify-result")).to_contain_text("This link is not valid")
+    shoot(page, shots, "verify-bad-link")
+    page.goto(f"{server.http}/account")
+    expect(page.locator("#account-signin")).to_be_visible()
