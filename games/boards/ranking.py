@@ -2,7 +2,7 @@
 rank. PostgreSQL ranks: one query a page, from the indexes of ``BoardEntry``.
 
 A board lists the entries of its scope and period whose metric value is present (positive,
-or not null), except those of banned players, guests and closed accounts. The order: the
+or not null), except those of banned players and closed accounts. The order: the
 value (best first), then who reached it first, then the player's id. The rank is
 competition ranking: 1 + how many listed players have a strictly better value, so equal
 values share a rank (1, 2, 2, 4), computed for a whole page from two index-range counts
@@ -22,12 +22,12 @@ from django.db import connection
 
 from games.boards.metrics import Metric
 
-#: Who is listed: neither banned, nor a guest, nor a closed account (the last two found in
-#: a small partial index, ``account_unlisted``).
+#: Who is listed: neither banned nor a closed account (few: a small partial index,
+#: ``account_closed``). Guests have no entries at all (``games.projections.leaderboards``).
 _LISTED = (
     "NOT EXISTS (SELECT 1 FROM games_player p WHERE p.user_id = {t}.player_id AND p.banned)"
     " AND NOT EXISTS (SELECT 1 FROM games_account a WHERE a.user_id = {t}.player_id"
-    " AND (a.guest OR a.closed_at IS NOT NULL))"
+    " AND a.closed_at IS NOT NULL AND NOT a.guest)"
 )
 
 

@@ -77,9 +77,9 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="account",
             index=models.Index(
-                condition=models.Q(("guest", True), ("closed_at__isnull", False), _connector="OR"),
+                condition=models.Q(("closed_at__isnull", False), ("guest", False)),
                 fields=["user"],
-                name="account_unlisted",
+                name="account_closed",
             ),
         ),
         migrations.AddField(

@@ -208,10 +208,11 @@ class Account(models.Model):
     class Meta:
         db_table = "games_account"
         indexes = [
+            # The accounts that closed (not guests that expired): few, read by every board.
             models.Index(
                 fields=["user"],
-                condition=Q(guest=True) | Q(closed_at__isnull=False),
-                name="account_unlisted",
+                condition=Q(closed_at__isnull=False, guest=False),
+                name="account_closed",
             ),
         ]
 
