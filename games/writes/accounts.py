@@ -141,12 +141,7 @@ def password_change(
     follows the password)."""
     if not user.check_password(password):
         raise WrongPassword()
-    with transaction.atomic():
-        user.set_password(new_password)
-        user.save(update_fields=["password"])
-        ApiKey.objects.filter(user=user).delete()
-        WsTicket.objects.filter(user=user).delete()
-        return _issue(user, client)
+    return password_reset(user=user, new_password=new_password, client=client)
 
 
 def key_authenticate(*, key: str, client: Client = Client()) -> tuple[User, ApiKey] | None:
@@ -529,9 +524,9 @@ def password_reset_user(*, uid: str, token: str) -> User:
 
 
 def password_reset(*, user: User, new_password: str, client: Client = Client()) -> str:
-    """Set the password of ``user`` (from :func:`password_reset_user`; the new password
-    already validated): every key, ticket and session of the account ends, and the answer
-    is a new key, as after a password change."""
+    """Set the password of ``user`` (from :func:`password_reset_user`, or a password
+    change; the new password already validated): every key, ticket and session of the
+    account ends (a session's hash follows the password), and the answer is a new key."""
     with transaction.atomic():
         user.set_password(new_password)
         user.save(update_fields=["password"])

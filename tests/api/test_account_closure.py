@@ -7,7 +7,6 @@ import datetime as dt
 import gzip
 import hashlib
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 
 from games import clock
-from games.store import log
 from games.store.models import Account
 from games.writes import exports, public_log, services
+from tests.api.test_public_log import settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,14 +26,6 @@ DECEMBER = dt.datetime(2026, 12, 10, 12, tzinfo=dt.UTC)
 WIN = json.loads(
     (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
 )
-
-
-def settled(timeout: float = 120.0) -> None:
-    end = log.snapshot_end()
-    deadline = time.monotonic() + timeout
-    while log.horizon() < end:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
 
 
 def win(owner) -> str:

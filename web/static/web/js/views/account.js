@@ -7,6 +7,7 @@ import * as api from "../api.js";
 import { h, modal, replace, toast } from "../dom.js";
 import { t, when } from "../i18n.js";
 import { navigate } from "../router.js";
+import { reasonOf } from "../widgets.js";
 
 export const name = "account";
 
@@ -72,7 +73,7 @@ function form(id, fields, submitLabel, action, { danger = false } = {}) {
     try {
       await action();
     } catch (err) {
-      error.textContent = describe(err);
+      error.textContent = reasonOf(err);
     } finally {
       submit.disabled = false;
     }
@@ -80,13 +81,6 @@ function form(id, fields, submitLabel, action, { danger = false } = {}) {
   return element;
 }
 
-function describe(err) {
-  if (err instanceof api.ApiError) {
-    const fields = Object.values(err.body.fields || {}).flat();
-    return fields.length ? fields.join(" ") : err.detail;
-  }
-  return t("error.network");
-}
 
 function field(id, label, props = {}) {
   const input = h("input", { id, name: id, ...props });
@@ -118,7 +112,7 @@ function emailPanel(account) {
       await api.del("/auth/email");
       show(null);
     } catch (error) {
-      toast(describe(error), "error");
+      toast(reasonOf(error), "error");
     }
   } });
   const [label, input] = field("email", t("account.email_new"), { type: "email", autocomplete: "email", required: true, maxlength: 254 });
@@ -156,7 +150,7 @@ async function showKeys(panel) {
       toast(t("account.signed_out_everywhere"));
       navigate("/signin?next=/account");
     } catch (error) {
-      toast(describe(error), "error");
+      toast(reasonOf(error), "error");
     }
   } });
   replace(panel,
@@ -172,7 +166,7 @@ async function showKeys(panel) {
   try {
     await draw();
   } catch (error) {
-    replace(list, h("li", { class: "form-error", text: describe(error) }));
+    replace(list, h("li", { class: "form-error", text: reasonOf(error) }));
   }
 }
 
@@ -189,7 +183,7 @@ function keyRow(key, redraw) {
       toast(t("account.revoked", { name: key.name }));
       await redraw();
     } catch (error) {
-      toast(describe(error), "error");
+      toast(reasonOf(error), "error");
     }
   } });
   return h("li", { class: "key-row", "data-prefix": key.prefix },
@@ -221,7 +215,7 @@ function dataPanel() {
       setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
       status.textContent = "";
     } catch (error) {
-      status.textContent = describe(error);
+      status.textContent = reasonOf(error);
     } finally {
       event.target.disabled = false;
     }

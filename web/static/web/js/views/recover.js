@@ -8,6 +8,7 @@ import * as api from "../api.js";
 import { h, replace, toast } from "../dom.js";
 import { t } from "../i18n.js";
 import { navigate } from "../router.js";
+import { reasonOf } from "../widgets.js";
 
 export const name = "recover";
 
@@ -21,13 +22,6 @@ export function mount(root, { step }) {
   else askForLink(panel);
 }
 
-function describe(err) {
-  if (err instanceof api.ApiError) {
-    const fields = Object.values(err.body.fields || {}).flat();
-    return fields.length ? fields.join(" ") : err.detail;
-  }
-  return t("error.network");
-}
 
 function askForLink(panel) {
   const email = h("input", { id: "reset-email", name: "email", type: "email", autocomplete: "email", required: true, maxlength: 254 });
@@ -51,7 +45,7 @@ function askForLink(panel) {
         h("a", { href: "/signin", text: t("nav.signin") }),
       );
     } catch (err) {
-      error.textContent = describe(err);
+      error.textContent = reasonOf(err);
     } finally {
       submit.disabled = false;
     }
@@ -81,7 +75,7 @@ function newPassword(panel, fragment) {
       toast(t("recover.done"));
       navigate("/", { replace: true });
     } catch (err) {
-      error.textContent = describe(err);
+      error.textContent = reasonOf(err);
       if (err instanceof api.ApiError && err.code === "link_invalid") {
         error.append(" ", h("a", { href: "/account/reset", text: t("recover.again") }));
       }
@@ -105,7 +99,7 @@ async function verify(panel, token) {
   } catch (err) {
     replace(panel,
       h("h1", { text: t("recover.verify_title") }),
-      h("p", { class: "form-error", id: "verify-result", text: describe(err) }),
+      h("p", { class: "form-error", id: "verify-result", text: reasonOf(err) }),
       h("a", { href: "/account", text: t("nav.account") }),
     );
   }

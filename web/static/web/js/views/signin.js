@@ -4,6 +4,7 @@ import * as api from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { navigate } from "../router.js";
+import { reasonOf } from "../widgets.js";
 
 export const name = "signin";
 
@@ -78,7 +79,7 @@ export function mount(root, _params, query) {
       localStorage.setItem(RETURNING, "1");
       navigate(next, { replace: true });
     } catch (err) {
-      error.textContent = describe(err);
+      error.textContent = reasonOf(err);
     } finally {
       submit.disabled = false;
     }
@@ -89,14 +90,6 @@ export function mount(root, _params, query) {
   username.focus();
 }
 
-/** The server's message, with each field's reasons when it names fields. */
-function describe(err) {
-  if (err instanceof api.ApiError) {
-    const fields = Object.values(err.body.fields || {}).flat();
-    return fields.length ? fields.join(" ") : err.detail;
-  }
-  return t("error.network");
-}
 
 /** Only a path of this site, never another site's address. */
 function safeNext(next) {
