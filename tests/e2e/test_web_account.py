@@ -342,6 +342,8 @@ def test_a_page_loaded_with_a_revoked_key_shows_the_signed_out_state(
     assert player.api.delete("/auth/token").status_code == 204  # revoked elsewhere
     for path in (
         "/",
+        "/daily",
+        "/archive",
         "/leaderboards",
         f"/players/{player.name}",
         f"/games/{game['id']}",
