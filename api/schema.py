@@ -134,12 +134,12 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         schemas["GameCreate"]["not"] = {"required": ["seed", "deal"]}
         schemas["GameCreate"]["description"] = "A seed or a deal, not both."
         schemas["GameCreate"]["properties"]["deal"]["items"]["pattern"] = CARD_PATTERN
-    for name in ("MoveCommand", "CellMoveCommand"):
+    for name in ("MoveCommand", "CellMoveCommand", "PuzzleMoveCommand", "PuzzleCellMoveCommand"):
         if name in schemas:
             schemas[name]["properties"]["card"]["pattern"] = CARD_PATTERN
     for item in result.get("paths", {}).values():
         for operation in item.values():
-            if operation.get("operationId") == "game_command":
+            if operation.get("operationId") in ("game_command", "puzzle_move"):
                 operation["requestBody"]["required"] = True  # a command is its body
     return result
 
@@ -169,6 +169,9 @@ _STRICT_INPUTS = (
     "UndoCommand",
     "RestartCommand",
     "ResignCommand",
+    "PuzzleMoveCommand",
+    "PuzzleCellMoveCommand",
+    "PuzzleDealCommand",
 )
 
 

@@ -24,15 +24,13 @@ from rest_framework import serializers
 from api import messages
 from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
-from games.reads import mydata, shapes
+from games.reads import mydata, puzzle_shapes, shapes
 from games.writes import accounts
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
 MAX_COLUMNS = 16
 MAX_CELLS = 4
 MAX_INDEX = 103
-
-COMMAND_TYPES = ("move", "deal", "undo", "restart", "resign")
 
 
 # --- strict fields ---------------------------------------------------------------------------
@@ -458,24 +456,81 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
     """The command of a request body and its ``expected_version``; ``ValidationError``
     (400 with ``fields``) for anything that is not one of the command shapes of
     docs/api.md#commands."""
+    command = _parsed(data, MoveIn, CellMoveIn, _BY_TYPE)
+    return command, command.pop("expected_version", None)
+
+
+def _ply() -> Any:
+    """A puzzle move's ``ply``, in place of a game command's ``expected_version``."""
+    return StrictIntegerField(
+        min_value=0,
+        max_value=MAX_SEQ,
+        required=False,
+        help_text="how many moves of the attempt you know were played: a retry of the last "
+        "one is answered again; any other that is not the next is 409 puzzle_moved_on",
+    )
+
+
+@extend_schema_serializer(component_name="PuzzleMoveCommand")
+class PuzzleMoveIn(MoveIn):
+    """Move the face-up card at ``index`` of column ``from`` and everything above it."""
+
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
+
+
+@extend_schema_serializer(component_name="PuzzleCellMoveCommand")
+class PuzzleCellMoveIn(CellMoveIn):
+    """Play the card of a cell onto a column (``three_blind_mice``)."""
+
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
+
+
+@extend_schema_serializer(component_name="PuzzleDealCommand")
+class PuzzleDealIn(DealIn):
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
+
+
+PUZZLE_MOVE_SHAPES: tuple[type[StrictSerializer], ...] = (
+    PuzzleMoveIn,
+    PuzzleCellMoveIn,
+    PuzzleDealIn,
+)
+
+
+def parse_puzzle_move(data: Any) -> tuple[dict[str, Any], int | None]:
+    """The move (a ``move`` or a ``deal``) of a puzzle move's body, and its ``ply``;
+    ``ValidationError`` for anything else."""
+    command = _parsed(data, PuzzleMoveIn, PuzzleCellMoveIn, {"deal": PuzzleDealIn})
+    return command, command.pop("ply", None)
+
+
+def _parsed(
+    data: Any,
+    move: type[StrictSerializer],
+    cell_move: type[StrictSerializer],
+    others: dict[str, Any],
+) -> dict[str, Any]:
+    """``data`` validated by the shape its ``type`` names (for ``move``, ``cell_move`` when
+    it names a cell), one of ``others`` for another type."""
     if not isinstance(data, Mapping):
         raise serializers.ValidationError({"non_field_errors": [messages.NOT_AN_OBJECT]})
     kind = data.get("type")
     if kind == "move":
-        shape: type[_CommandBase] = CellMoveIn if "cell" in data else MoveIn
-    elif isinstance(kind, str) and kind in _BY_TYPE:
-        shape = _BY_TYPE[kind]
+        shape = cell_move if "cell" in data else move
+    elif isinstance(kind, str) and kind in others:
+        shape = others[kind]
     else:
-        field = serializers.ChoiceField(choices=list(COMMAND_TYPES))
+        field = serializers.ChoiceField(choices=["move", *others])
         detail = (
             field.error_messages["required"]
             if "type" not in data
             else field.error_messages["invalid_choice"].format(input=kind)
         )
         raise serializers.ValidationError({"type": [detail]})
-    command = dict(shape.validated(data))
-    expected_version = command.pop("expected_version", None)
-    return command, expected_version
+    return dict(shape.validated(data))
 
 
 # --- output: described from the shapes the presenters build (api.schema) ---------------------
@@ -515,3 +570,11 @@ KeysOut = serializer_for(shapes.KeysBody)
 WsTicketOut = serializer_for(shapes.WsTicketBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)
 BoardsOut = serializer_for(shapes.BoardsBody)
+AttemptOut = serializer_for(puzzle_shapes.AttemptBody)
+PuzzleMoveOut = serializer_for(puzzle_shapes.PuzzleMoveBody, name="PuzzleMoveResult")
+StreakPlayOut = serializer_for(puzzle_shapes.StreakPlayBody)
+StreakRecordOut = serializer_for(puzzle_shapes.StreakRecordBody)
+PuzzleDayOut = serializer_for(puzzle_shapes.PuzzleDayBody)
+PuzzleDashboardOut = serializer_for(puzzle_shapes.PuzzleDashboardBody)
+ThemesOut = serializer_for(puzzle_shapes.ThemesBody)
+PuzzleExportListOut = serializer_for(puzzle_shapes.PuzzleExportListBody)

@@ -280,6 +280,17 @@ POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
 POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=20, minimum=1)
 POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
 
+# Puzzles (docs/puzzles.md): the seconds one run of the mining job spends at most (it
+# goes on from where it stopped the next minute), the seconds it gives one position, the
+# puzzles it keeps of one game at most, and the solver's node budget of a position the
+# judge finds missing from a puzzle's tree (never, for a tree the miner made).
+PUZZLE_MINE_SECONDS = env_float("PUZZLE_MINE_SECONDS", default=20.0, minimum=0.1)
+PUZZLE_POSITION_SECONDS = env_float("PUZZLE_POSITION_SECONDS", default=3.0, minimum=0.01)
+PUZZLES_PER_GAME = env_int("PUZZLES_PER_GAME", default=2, minimum=1)
+PUZZLE_JUDGE_BUDGET = env_int("PUZZLE_JUDGE_BUDGET", default=20_000, minimum=1)
+# Where manage.py export_puzzles writes the monthly exports of the puzzles.
+PUZZLE_EXPORT_DIR = Path(env_str("PUZZLE_EXPORT_DIR") or DATA_DIR / "puzzles").resolve()
+
 # --- Background jobs (games.jobs, on procrastinate) -----------------------------------------
 
 # "local": `manage.py serve` starts a job worker beside the server (the default, so that one
@@ -481,6 +492,10 @@ SPECTACULAR_SETTINGS = {
         "LeaderboardPeriodEnum": "games.boards.metrics.PERIODS",
         # A game's events and the public log's events share the event types.
         "EventTypeEnum": "games.store.events.TYPES",
+        # A game's deal and a puzzle's deal: one command.
+        "DealCommandTypeEnum": ["deal"],
+        # A puzzle's themes, in attempts, the dashboard and the list of themes.
+        "PuzzleThemeEnum": "games.engine.puzzles.THEMES",
     },
 }
 

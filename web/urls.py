@@ -19,6 +19,8 @@ urlpatterns: list[URLPattern] = [
     path("arenas/<str:arena>", app_shell, name="web-arena"),
     path("leaderboards", app_shell, name="web-leaderboards"),
     path("tv", app_shell, name="web-tv"),
+    path("puzzles", app_shell, name="web-puzzles"),
+    path("puzzles/<str:mode>", app_shell, name="web-puzzles-mode"),
     path("games/<str:game_id>", app_shell, name="web-game"),
     path("players/<str:username>", app_shell, name="web-player"),
 ]

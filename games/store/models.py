@@ -188,7 +188,7 @@ class Account(models.Model):
     public record, whether it is a guest, and whether it was closed.
 
     Every user has one: a trigger on ``auth_user`` makes it with a fresh pseudonym, whatever
-    makes the user (the API, ``createsuperuser``, SQL; the ``0019`` migration). The public
+    makes the user (the API, ``createsuperuser``, SQL; the ``0020`` migration). The public
     log and the exports name players only by ``pseudonym``, which never changes; the name
     shown on pages is the username, which a closure replaces with the pseudonym
     (docs/architecture.md#names-and-the-public-record).

@@ -23,6 +23,7 @@ const ROUTES = [
   [/^\/arenas$/, () => import("./views/arenas.js")],
   [/^\/arenas\/(?<id>[^/]+)$/, () => import("./views/arena.js")],
   [/^\/leaderboards$/, () => import("./views/leaderboards.js")],
+  [/^\/puzzles(?:\/(?<mode>daily|streak|dashboard))?$/, () => import("./views/puzzles.js")],
   [/^\/tv$/, () => import("./views/tv.js")],
 ];
 
@@ -88,6 +89,7 @@ function renderHeader() {
         link("/daily", t("nav.daily"), here.startsWith("/daily") || here.startsWith("/archive")),
         link("/races", t("nav.races"), here.startsWith("/races")),
         link("/arenas", t("nav.arenas"), here.startsWith("/arenas")),
+        link("/puzzles", t("nav.puzzles"), here.startsWith("/puzzles")),
         link("/leaderboards", t("nav.boards"), here.startsWith("/leaderboards")),
         link("/tv", t("nav.tv"), here === "/tv"),
         me && !me.guest ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,

@@ -50,7 +50,7 @@ DROP FUNCTION IF EXISTS games_new_pseudonym();
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0018_rating_board_periods"),
+        ("games", "0019_puzzles"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
