@@ -521,6 +521,7 @@ export default {
   "nav.puzzles": "Puzzles",
   "puzzle.title": "Puzzles",
   "puzzle.about": "Positions from real games where the way to win can be seen. Sign in to solve them: your puzzle rating moves with each one.",
+  "puzzle.guest_about": "Rated puzzles and the day's puzzle need an account, so that your puzzle rating is kept. Streak is open to you now.",
   "puzzle.modes": "Ways to play puzzles",
   "puzzle.mode_training": "Training",
   "puzzle.mode_daily": "Puzzle of the day",

@@ -522,6 +522,7 @@ export default {
   "nav.puzzles": "Problemas",
   "puzzle.title": "Problemas",
   "puzzle.about": "Posiciones de partidas reales en las que se ve cómo ganar. Inicia sesión para resolverlas: tu puntuación de problemas cambia con cada una.",
+  "puzzle.guest_about": "Los problemas puntuados y el problema del día necesitan una cuenta, que guarda tu puntuación. La racha ya está abierta para ti.",
   "puzzle.modes": "Formas de jugar a los problemas",
   "puzzle.mode_training": "Entrenamiento",
   "puzzle.mode_daily": "Problema del día",

@@ -522,6 +522,7 @@ export default {
   "nav.puzzles": "Problemi",
   "puzzle.title": "Problemi",
   "puzzle.about": "Posizioni di partite vere in cui la via della vittoria si vede. Accedi per risolverle: il tuo punteggio nei problemi cambia a ognuno.",
+  "puzzle.guest_about": "I problemi con punteggio e il problema del giorno richiedono un account, che conserva il tuo punteggio. La serie è già aperta a te.",
   "puzzle.modes": "Modi di giocare ai problemi",
   "puzzle.mode_training": "Allenamento",
   "puzzle.mode_daily": "Problema del giorno",

@@ -522,6 +522,7 @@ export default {
   "nav.puzzles": "Problemas",
   "puzzle.title": "Problemas",
   "puzzle.about": "Posições de partidas reais em que se vê como vencer. Entre para resolvê-las: sua pontuação de problemas muda a cada uma.",
+  "puzzle.guest_about": "Os problemas pontuados e o problema do dia precisam de uma conta, que guarda sua pontuação. A sequência já está aberta para você.",
   "puzzle.modes": "Formas de jogar os problemas",
   "puzzle.mode_training": "Treino",
   "puzzle.mode_daily": "Problema do dia",
