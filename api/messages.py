@@ -34,6 +34,13 @@ MESSAGES: dict[str, Promise] = {
     "invalid": _("The request is not valid; see fields."),
     "invalid_credentials": _("Wrong username or password."),
     "wrong_password": _("The current password is wrong."),
+    "account_required": _(
+        "This needs an account: sign up to play rated games, daily challenges, races and "
+        "arenas (your games as a guest become your account's)."
+    ),
+    "link_invalid": _(
+        "This link is not valid: it is wrong, was used already, or has expired. Ask for a new one."
+    ),
     "not_authenticated": _("Authentication is required: send Authorization: Token <key>."),
     "authentication_failed": _("The credentials sent are not valid."),
     "permission_denied": _("You are not allowed to do this."),
@@ -75,6 +82,16 @@ MESSAGES: dict[str, Promise] = {
     "game_not_finished": _(
         "The analysis and the notation of a game are available once the game is finished."
     ),
+    "no_puzzle": _("There is no puzzle left that you have not seen; new ones come as games end."),
+    "puzzle_over": _("This puzzle attempt has ended."),
+    "puzzle_moved_on": _(
+        "The attempt has moved on: ply is not the number of moves played; see played."
+    ),
+    "puzzle_no_progress": _(
+        "A whole column into an empty one only renumbers the columns: try a move that "
+        "changes the position."
+    ),
+    "puzzle_day_not_ready": _("Today's puzzle is not chosen yet; try again shortly."),
     "not_found": _("Not found."),
     "unknown_scope": _("There is no such leaderboard scope: use daily or a ruleset's name."),
     "unknown_metric": _("There is no such leaderboard for this scope."),
@@ -107,6 +124,7 @@ COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
 START_IN_PAST = _("The start is in the past.")
 START_TOO_FAR = _("The start is more than %(limit)d seconds away.")
 ONE_VALUE = _("Give this parameter once, with a value.")
+RESERVED_NAME = _("This name is kept for guests and closed accounts: choose another.")
 
 
 def message(code: str, **params: Any) -> str:
@@ -159,3 +177,89 @@ RULESET_DESCRIPTIONS: dict[str, Promise] = {
         "holds four cards."
     ),
 }
+
+
+#: Why a puzzle's losing move loses (``reason.detail`` of an attempt,
+#: docs/puzzles.md#why-a-move-loses), by the reason's code. ``%(card)s`` and the like are
+#: cards as players write them (``7♠``).
+PUZZLE_REASONS: dict[str, Promise] = {
+    "blocked": _("After this move no card can move any more: the game is stuck."),
+    "under_it": _(
+        "This leaves the %(card)s stuck for good: the %(needs)s it must go onto lies under it, "
+        "in column %(column)d."
+    ),
+    "above_it": _(
+        "This leaves the %(card)s stuck for good: the %(needs)s it must go onto lies above it "
+        "in column %(column)d, and would always travel with it."
+    ),
+    "covered": _(
+        "This leaves the %(card)s stuck for good: the %(needs)s it must go onto stays buried "
+        "under the %(cover)s in column %(at)d, which can never move."
+    ),
+    "king_no_column": _(
+        "This leaves the %(card)s stuck for good: a King can only go into an empty column, "
+        "and no column can be emptied any more."
+    ),
+    "buried": _(
+        "This buries the face-down card under the %(card)s in column %(column)d for good: "
+        "the %(card)s can never move again."
+    ),
+    "stuck": _("This leaves the %(card)s stuck for good: it can never reach the %(needs)s."),
+    "searched": _(
+        "No line of play wins after this move: the solver tried every one, %(nodes)d "
+        "positions in all."
+    ),
+    "gave_up": _("You gave up: the solution is shown."),
+}
+#: A losing move that wins as the unseen cards lie, but not however they lie.
+PUZZLE_HIDDEN = _(
+    "This would win as the cards happen to lie, but not however they lie: were the unseen "
+    "cards %(cards)s (face-down places column by column, then the reserve), it would lose. "
+    "%(why)s"
+)
+
+#: Each puzzle theme's name and description (``GET /puzzles/themes``, docs/puzzles.md#themes).
+PUZZLE_THEMES: dict[str, tuple[Promise, Promise]] = {
+    "only_move": (_("Only move"), _("Exactly one move wins.")),
+    "one_move": (_("One move"), _("One move is all the puzzle asks for.")),
+    "long": (_("Long"), _("Four moves or more to find.")),
+    "win_in_n": (_("Win in N"), _("The moves found win the game.")),
+    "free_column": (_("Free a column"), _("The answer empties a column.")),
+    "king_to_empty": (_("King to an empty column"), _("A King goes into an empty column.")),
+    "reserve_timing": (
+        _("The reserve's timing"),
+        _("Whether to deal the reserve now or later decides it."),
+    ),
+    "turn_up": (_("Turn a card up"), _("The answer turns a face-down card up.")),
+    "run_home": (_("A run home"), _("The answer completes a run, which leaves the tableau.")),
+    "hidden_cards": (
+        _("Hidden cards"),
+        _("Cards are unseen: the move must win however they lie."),
+    ),
+}
+
+_SUIT_SIGNS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+
+
+def card_label(code: str) -> str:
+    """A card as players write it: ``7♠``, ``10♥``."""
+    rank = "10" if code[0] == "T" else code[0]
+    return rank + _SUIT_SIGNS[code[1]]
+
+
+def puzzle_reason(reason: dict[str, Any]) -> str:
+    """Why a puzzle's move lost, in the active language."""
+    text = PUZZLE_REASONS.get(reason.get("code", ""))
+    if text is None:
+        return str(reason.get("code", ""))
+    params = {
+        name: card_label(value) if name in ("card", "needs", "cover") else value
+        for name, value in reason.items()
+        if name not in ("code", "hidden", "detail")
+    }
+    why = str(text) % params
+    hidden = reason.get("hidden")
+    if not hidden:
+        return why
+    cards = " ".join(card_label(code) for code in hidden)
+    return str(PUZZLE_HIDDEN) % {"cards": cards, "why": why}

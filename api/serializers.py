@@ -24,14 +24,13 @@ from rest_framework import serializers
 from api import messages
 from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
-from games.reads import shapes
+from games.reads import mydata, puzzle_shapes, shapes
+from games.writes import accounts
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
 MAX_COLUMNS = 16
 MAX_CELLS = 4
 MAX_INDEX = 103
-
-COMMAND_TYPES = ("move", "deal", "undo", "restart", "resign")
 
 
 # --- strict fields ---------------------------------------------------------------------------
@@ -141,6 +140,13 @@ def _renamed(fields: dict[str, Any], **names: str) -> dict[str, Any]:
 class CredentialsIn(StrictSerializer):
     username = StrictCharField(max_length=150, trim_whitespace=False)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
+    name = StrictCharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        help_text="what the key is for (a device, a program); without it, the client's name "
+        "from its User-Agent",
+    )
 
 
 @extend_schema_serializer(component_name="Registration")
@@ -154,6 +160,8 @@ class RegisterIn(CredentialsIn):
                 validator(value)
             except DjangoValidationError as error:
                 raise serializers.ValidationError(list(error.messages)) from None
+        if accounts.RESERVED_NAME.fullmatch(value):
+            raise serializers.ValidationError([messages.RESERVED_NAME])
         return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -173,11 +181,55 @@ class PasswordChangeIn(StrictSerializer):
     new_password = StrictCharField(max_length=4096, trim_whitespace=False)
 
     def validate_new_password(self, value: str) -> str:
-        try:
-            validate_password(value, user=self.context["user"])
-        except DjangoValidationError as error:
-            raise serializers.ValidationError(list(error.messages)) from None
-        return value
+        return _valid_password(value, self.context["user"])
+
+
+def _valid_password(value: str, user: Any) -> str:
+    """``value`` if Django's password validators take it for ``user``'s password."""
+    try:
+        validate_password(value, user=user)
+    except DjangoValidationError as error:
+        raise serializers.ValidationError(list(error.messages)) from None
+    return value
+
+
+@extend_schema_serializer(component_name="PasswordResetConfirm")
+class PasswordResetConfirmIn(StrictSerializer):
+    """A reset link's ``uid`` and ``token`` (after the ``#`` of the emailed link, separated
+    by ``/``) and the new password (Django's password validators apply, for the account the
+    link is for: the view passes it as ``user`` in the context once the link is checked)."""
+
+    uid = StrictCharField(max_length=64, trim_whitespace=False)
+    token = StrictCharField(max_length=128, trim_whitespace=False)
+    new_password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+    def validate_new_password(self, value: str) -> str:
+        return _valid_password(value, self.context.get("user"))
+
+
+@extend_schema_serializer(component_name="Email")
+class EmailIn(StrictSerializer):
+    """An email address."""
+
+    email = serializers.EmailField(max_length=254)
+
+
+@extend_schema_serializer(component_name="EmailVerify")
+class EmailVerifyIn(StrictSerializer):
+    """The token of a verification link (after the ``#`` of the emailed link)."""
+
+    token = StrictCharField(max_length=1024, trim_whitespace=False)
+
+
+@extend_schema_serializer(component_name="AccountClose")
+class AccountCloseIn(StrictSerializer):
+    """The account's password, to close it."""
+
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+
+class DataQuery(serializers.Serializer):  # type: ignore[type-arg]
+    format = serializers.ChoiceField(choices=list(mydata.FORMATS), default="scorpion")
 
 
 # --- games: input ----------------------------------------------------------------------------
@@ -404,24 +456,81 @@ def parse_command(data: Any) -> tuple[dict[str, Any], int | None]:
     """The command of a request body and its ``expected_version``; ``ValidationError``
     (400 with ``fields``) for anything that is not one of the command shapes of
     docs/api.md#commands."""
+    command = _parsed(data, MoveIn, CellMoveIn, _BY_TYPE)
+    return command, command.pop("expected_version", None)
+
+
+def _ply() -> Any:
+    """A puzzle move's ``ply``, in place of a game command's ``expected_version``."""
+    return StrictIntegerField(
+        min_value=0,
+        max_value=MAX_SEQ,
+        required=False,
+        help_text="how many moves of the attempt you know were played: a retry of the last "
+        "one is answered again; any other that is not the next is 409 puzzle_moved_on",
+    )
+
+
+@extend_schema_serializer(component_name="PuzzleMoveCommand")
+class PuzzleMoveIn(MoveIn):
+    """Move the face-up card at ``index`` of column ``from`` and everything above it."""
+
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
+
+
+@extend_schema_serializer(component_name="PuzzleCellMoveCommand")
+class PuzzleCellMoveIn(CellMoveIn):
+    """Play the card of a cell onto a column (``three_blind_mice``)."""
+
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
+
+
+@extend_schema_serializer(component_name="PuzzleDealCommand")
+class PuzzleDealIn(DealIn):
+    expected_version = None  # type: ignore[assignment]
+    ply = _ply()
+
+
+PUZZLE_MOVE_SHAPES: tuple[type[StrictSerializer], ...] = (
+    PuzzleMoveIn,
+    PuzzleCellMoveIn,
+    PuzzleDealIn,
+)
+
+
+def parse_puzzle_move(data: Any) -> tuple[dict[str, Any], int | None]:
+    """The move (a ``move`` or a ``deal``) of a puzzle move's body, and its ``ply``;
+    ``ValidationError`` for anything else."""
+    command = _parsed(data, PuzzleMoveIn, PuzzleCellMoveIn, {"deal": PuzzleDealIn})
+    return command, command.pop("ply", None)
+
+
+def _parsed(
+    data: Any,
+    move: type[StrictSerializer],
+    cell_move: type[StrictSerializer],
+    others: dict[str, Any],
+) -> dict[str, Any]:
+    """``data`` validated by the shape its ``type`` names (for ``move``, ``cell_move`` when
+    it names a cell), one of ``others`` for another type."""
     if not isinstance(data, Mapping):
         raise serializers.ValidationError({"non_field_errors": [messages.NOT_AN_OBJECT]})
     kind = data.get("type")
     if kind == "move":
-        shape: type[_CommandBase] = CellMoveIn if "cell" in data else MoveIn
-    elif isinstance(kind, str) and kind in _BY_TYPE:
-        shape = _BY_TYPE[kind]
+        shape = cell_move if "cell" in data else move
+    elif isinstance(kind, str) and kind in others:
+        shape = others[kind]
     else:
-        field = serializers.ChoiceField(choices=list(COMMAND_TYPES))
+        field = serializers.ChoiceField(choices=["move", *others])
         detail = (
             field.error_messages["required"]
             if "type" not in data
             else field.error_messages["invalid_choice"].format(input=kind)
         )
         raise serializers.ValidationError({"type": [detail]})
-    command = dict(shape.validated(data))
-    expected_version = command.pop("expected_version", None)
-    return command, expected_version
+    return dict(shape.validated(data))
 
 
 # --- output: described from the shapes the presenters build (api.schema) ---------------------
@@ -456,7 +565,16 @@ SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
 MeOut = serializer_for(shapes.MeBody)
+EmailOut = serializer_for(shapes.EmailConfirmedBody)
 KeysOut = serializer_for(shapes.KeysBody)
 WsTicketOut = serializer_for(shapes.WsTicketBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)
 BoardsOut = serializer_for(shapes.BoardsBody)
+AttemptOut = serializer_for(puzzle_shapes.AttemptBody)
+PuzzleMoveOut = serializer_for(puzzle_shapes.PuzzleMoveBody, name="PuzzleMoveResult")
+StreakPlayOut = serializer_for(puzzle_shapes.StreakPlayBody)
+StreakRecordOut = serializer_for(puzzle_shapes.StreakRecordBody)
+PuzzleDayOut = serializer_for(puzzle_shapes.PuzzleDayBody)
+PuzzleDashboardOut = serializer_for(puzzle_shapes.PuzzleDashboardBody)
+ThemesOut = serializer_for(puzzle_shapes.ThemesBody)
+PuzzleExportListOut = serializer_for(puzzle_shapes.PuzzleExportListBody)

@@ -4,7 +4,16 @@ from django.urls import URLPattern, URLResolver, path, re_path
 
 from api import converters  # noqa: F401  (registers the "text" path converter)
 from api.exceptions import not_found
-from api.views import accounts, challenges, contests, games, leaderboards, log, showcase
+from api.views import (
+    accounts,
+    challenges,
+    contests,
+    games,
+    leaderboards,
+    log,
+    puzzles,
+    showcase,
+)
 from api.views.dispatch import by_method
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -14,8 +23,19 @@ urlpatterns: list[URLPattern | URLResolver] = [
         by_method(post=accounts.TokenCreateApi, delete=accounts.TokenRevokeApi),
         name="token",
     ),
+    path("auth/guest", accounts.GuestPlayApi.as_view(), name="guest-play"),
     path("auth/me", accounts.MeApi.as_view(), name="account-me"),
     path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
+    path("auth/password/reset", accounts.PasswordResetApi.as_view(), name="password-reset"),
+    path(
+        "auth/password/reset/confirm",
+        accounts.PasswordResetConfirmApi.as_view(),
+        name="password-reset-confirm",
+    ),
+    path("auth/email", accounts.EmailApi.as_view(), name="email"),
+    path("auth/email/verify", accounts.EmailVerifyApi.as_view(), name="email-verify"),
+    path("auth/close", accounts.AccountCloseApi.as_view(), name="account-close"),
+    path("auth/data", accounts.DataApi.as_view(), name="account-data"),
     path("auth/keys", accounts.KeyListApi.as_view(), name="key-list"),
     path("auth/keys/<int:key_id>", accounts.KeyRevokeApi.as_view(), name="key-revoke"),
     path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
@@ -95,6 +115,44 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "arenas/<text:arena>/standings",
         contests.ArenaStandingsApi.as_view(),
         name="arena-standings",
+    ),
+    path("puzzles/next", puzzles.PuzzleNextApi.as_view(), name="puzzle-next"),
+    path("puzzles/themes", puzzles.ThemesApi.as_view(), name="puzzle-themes"),
+    path(
+        "puzzles/daily",
+        by_method(get=puzzles.PuzzleDayApi, post=puzzles.PuzzleDayPlayApi),
+        name="puzzle-day",
+    ),
+    path(
+        "puzzles/streak",
+        by_method(get=puzzles.StreakApi, post=puzzles.StreakPlayApi),
+        name="puzzle-streak",
+    ),
+    path(
+        "puzzles/attempts/<text:attempt>",
+        puzzles.PuzzleAttemptApi.as_view(),
+        name="puzzle-attempt",
+    ),
+    path(
+        "puzzles/attempts/<text:attempt>/moves",
+        puzzles.PuzzleMoveApi.as_view(),
+        name="puzzle-move",
+    ),
+    path(
+        "puzzles/attempts/<text:attempt>/give-up",
+        puzzles.PuzzleGiveUpApi.as_view(),
+        name="puzzle-give-up",
+    ),
+    path("puzzles/exports", puzzles.PuzzleExportListApi.as_view(), name="puzzle-exports"),
+    path(
+        "puzzles/exports/<text:name>",
+        puzzles.PuzzleExportGetApi.as_view(),
+        name="puzzle-export-get",
+    ),
+    path(
+        "players/<text:username>/puzzles",
+        puzzles.PuzzleDashboardApi.as_view(),
+        name="player-puzzles",
     ),
     path("log", log.LogApi.as_view(), name="log"),
     path("log/stream", log.LogStreamApi.as_view(), name="log-stream"),

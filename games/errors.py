@@ -136,6 +136,21 @@ class WrongPassword(DomainError):
     code = "wrong_password"
 
 
+class AccountRequired(DomainError):
+    """A guest asking for what needs an account: a rated game, a daily challenge, a race or
+    an arena, an email address."""
+
+    status = 403
+    code = "account_required"
+
+
+class LinkInvalid(DomainError):
+    """A password reset or email verification link that is wrong, used, or expired."""
+
+    status = 400
+    code = "link_invalid"
+
+
 class KeyNotFound(DomainError):
     """Revoking a key the account does not have."""
 
@@ -308,3 +323,52 @@ class SolverBusy(DomainError):
     status = 429
     code = "solver_busy"
     retry_after = 5
+
+
+class PuzzleNotFound(DomainError):
+    """No such puzzle attempt of the caller's (anyone else's answers the same)."""
+
+    status = 404
+    code = "not_found"
+
+
+class NoPuzzle(DomainError):
+    """No puzzle is left that the player has not seen (docs/puzzles.md#modes)."""
+
+    status = 404
+    code = "no_puzzle"
+
+
+class PuzzleOver(DomainError):
+    """A move to an attempt that has ended."""
+
+    status = 409
+    code = "puzzle_over"
+
+
+class PuzzleMovedOn(DomainError):
+    """A move whose ``ply`` is not the attempt's next one (a retry of an older move that
+    was not the one played): ``played`` is how many moves the attempt holds."""
+
+    status = 409
+    code = "puzzle_moved_on"
+
+    def __init__(self, played: int) -> None:
+        super().__init__(played=played)
+
+
+class PuzzleNoProgress(DomainError):
+    """A whole column moved into an empty one after the deal: it only renumbers columns,
+    so it is neither right nor wrong; the attempt goes on."""
+
+    status = 422
+    code = "puzzle_no_progress"
+
+
+class PuzzleDayNotReady(DomainError):
+    """Today's puzzle is not chosen yet (the scheduled job chooses it within a minute of
+    midnight, once a puzzle has been mined)."""
+
+    status = 503
+    code = "puzzle_day_not_ready"
+    retry_after = 60

@@ -7,8 +7,20 @@ Application code imports them from where they live (``games.store.models``,
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.puzzles.models import (
+    Puzzle,
+    PuzzleAttempt,
+    PuzzleDay,
+    PuzzleMiner,
+    PuzzlePlayer,
+    PuzzleRating,
+    PuzzleRatingChange,
+    PuzzleResult,
+    PuzzleStreak,
+)
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import (
+    Account,
     ApiKey,
     Event,
     Game,
@@ -21,6 +33,7 @@ from games.store.models import (
 )
 
 __all__ = [
+    "Account",
     "ApiKey",
     "BoardEntry",
     "BoardResult",
@@ -42,6 +55,15 @@ __all__ = [
     "RatingChange",
     "PlayerAccount",
     "PublicLogEntry",
+    "Puzzle",
+    "PuzzleAttempt",
+    "PuzzleDay",
+    "PuzzleMiner",
+    "PuzzlePlayer",
+    "PuzzleRating",
+    "PuzzleRatingChange",
+    "PuzzleResult",
+    "PuzzleStreak",
     "Standing",
     "WsTicket",
 ]

@@ -7,6 +7,8 @@ from web.views import app_shell
 urlpatterns: list[URLPattern] = [
     path("", app_shell, name="web-lobby"),
     path("signin", app_shell, name="web-signin"),
+    path("account", app_shell, name="web-account"),
+    path("account/<str:step>", app_shell, name="web-account-step"),
     path("daily", app_shell, name="web-daily"),
     path("daily/<str:date>", app_shell, name="web-daily-date"),
     path("archive", app_shell, name="web-archive"),
@@ -17,6 +19,8 @@ urlpatterns: list[URLPattern] = [
     path("arenas/<str:arena>", app_shell, name="web-arena"),
     path("leaderboards", app_shell, name="web-leaderboards"),
     path("tv", app_shell, name="web-tv"),
+    path("puzzles", app_shell, name="web-puzzles"),
+    path("puzzles/<str:mode>", app_shell, name="web-puzzles-mode"),
     path("games/<str:game_id>", app_shell, name="web-game"),
     path("players/<str:username>", app_shell, name="web-player"),
 ]

@@ -13,6 +13,7 @@ import json
 import threading
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -235,6 +236,17 @@ class ExportListApi(_JsonOnly):
         return Response(body)
 
 
+def export_file_responses() -> dict[Any, OpenApiResponse]:
+    """The answers of a path that serves an export's file: the file, its checksum, 404."""
+    return {
+        (200, "application/gzip"): OpenApiResponse(
+            OpenApiTypes.BINARY, description="the export, as an attachment"
+        ),
+        (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="its sha256sum line"),
+        **{(code, JSONRenderer.media_type): r for code, r in errors(404).items()},
+    }
+
+
 class ExportGetApi(_JsonOnly):
     @extend_schema(
         operation_id="export_get",
@@ -248,30 +260,27 @@ class ExportGetApi(_JsonOnly):
                 OpenApiParameter.PATH,
             )
         ],
-        responses={
-            (200, "application/gzip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="the export, as an attachment"
-            ),
-            (200, "text/plain"): OpenApiResponse(
-                OpenApiTypes.STR, description="its sha256sum line"
-            ),
-            **{(code, JSONRenderer.media_type): r for code, r in errors(404).items()},
-        },
+        responses=export_file_responses(),
     )
     def get(self, request: Request, name: str) -> FileResponse:
-        checksum = name.endswith(exports.CHECKSUM_SUFFIX)
         stem = name.removesuffix(exports.CHECKSUM_SUFFIX)
         export = exports.export_of(stem.removesuffix(exports.SUFFIX))
         if export is None or stem != export.name:
             raise NotFound()
-        if checksum:
-            path = exports.directory() / export.checksum_name
-            return FileResponse(path.open("rb"), content_type="text/plain; charset=utf-8")
-        response = FileResponse(
-            (exports.directory() / export.name).open("rb"),
-            as_attachment=True,
-            filename=export.name,
-            content_type="application/gzip",
-        )
-        response["ETag"] = f'"{export.sha256}"'
-        return response
+        return export_file(exports.directory(), export, checksum=name != stem)
+
+
+def export_file(directory: Path, export: Any, *, checksum: bool) -> FileResponse:
+    """A monthly export's file (``export.name`` in ``directory``, gzip, as an attachment
+    whose ``ETag`` is its sha256), or its ``sha256sum`` line (``export.checksum_name``)."""
+    if checksum:
+        path = directory / export.checksum_name
+        return FileResponse(path.open("rb"), content_type="text/plain; charset=utf-8")
+    response = FileResponse(
+        (directory / export.name).open("rb"),
+        as_attachment=True,
+        filename=export.name,
+        content_type="application/gzip",
+    )
+    response["ETag"] = f'"{export.sha256}"'
+    return response

@@ -282,3 +282,14 @@ def contests_published(now: dt.datetime) -> Q:
 def day_is_secret(date: dt.date | None) -> bool:
     """Whether the games of the daily challenge of ``date`` still hide their deal."""
     return date is not None and challenges.is_open(date)
+
+
+# --- Puzzles (docs/puzzles.md#what-stays-secret) ---------------------------------------------
+
+
+def puzzle_revealed(status: str) -> bool:
+    """Whether an attempt at a puzzle (of ``status``) shows the puzzle whole: its unseen
+    cards, its answer (the line, the themes) and where it was found (the game or the day,
+    whose cards would give the answer away). Only once the attempt has ended; an attempt is
+    its player's alone (``games.reads.puzzles.attempt_get``)."""
+    return status != "playing"

@@ -68,7 +68,7 @@ def month_bounds(month: str) -> tuple[dt.datetime, dt.datetime]:
     return start, end
 
 
-class _Hashing(io.RawIOBase):
+class Hashing(io.RawIOBase):
     """A file that hashes and counts what is written to it."""
 
     def __init__(self, out: IO[bytes]) -> None:
@@ -113,7 +113,7 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
     partial = target.with_name(target.name + ".partial")
     started = time.perf_counter()
     with partial.open("wb") as raw:
-        hashing = _Hashing(raw)
+        hashing = Hashing(raw)
         gzipped = gzip.GzipFile(
             filename="", mode="wb", fileobj=hashing, compresslevel=LEVEL, mtime=0
         )
@@ -124,9 +124,9 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
     os.replace(partial, target)
     streamed = time.perf_counter() - started
     export = exports.Export(month, games, hashing.size, hashing.digest.hexdigest())
-    _atomic_write(directory / export.checksum_name, f"{export.sha256}  {export.name}\n")
+    atomic_write(directory / export.checksum_name, f"{export.sha256}  {export.name}\n")
     manifest = {"month": month, "games": games, "bytes": export.bytes, "sha256": export.sha256}
-    _atomic_write(exports.manifest(month), json.dumps(manifest) + "\n")
+    atomic_write(exports.manifest(month), json.dumps(manifest) + "\n")
     return Written(export, target, streamed)
 
 
@@ -153,7 +153,7 @@ def _settle(wait: float) -> None:
         time.sleep(0.1)
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text)
     os.replace(partial, path)

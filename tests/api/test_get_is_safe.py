@@ -19,7 +19,8 @@ from django.db import connection
 
 from games import clock
 from games.dailies import challenges as dailies
-from games.writes import contests, services
+from games.writes import contests, puzzles, services
+from tests.puzzle_helpers import make_puzzle
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +47,15 @@ GAME_DATA = (
     "games_rating_change",
     "games_ws_ticket",
     "games_public_log",
+    "games_puzzle",
+    "games_puzzle_miner",
+    "games_puzzle_attempt",
+    "games_puzzle_result",
+    "games_puzzle_player",
+    "games_puzzle_rating",
+    "games_puzzle_rating_change",
+    "games_puzzle_day",
+    "games_puzzle_streak",
 )
 
 
@@ -99,6 +109,13 @@ def world(settings, player) -> dict[str, Any]:
             ends_at=NOON + dt.timedelta(hours=1),
         )
         arena_game, _ = contests.arena_play(arena=arena, player=bob)
+        # Puzzles: one of Alice's being played, one Bob gave up, and today's.
+        for name in ("open_two_ways", "hidden_only_move", "reveal_then_open"):
+            make_puzzle(name)
+        solving = puzzles.puzzle_next(player=alice)
+        given_up = puzzles.puzzle_next(player=bob)
+        puzzles.puzzle_give_up(attempt_id=given_up.id, player=bob)
+        puzzles.puzzle_days_prepare(DAY)
         moving.at = NOON + dt.timedelta(minutes=1)  # the race's start has come, unsealed
     return {
         "clock": moving,
@@ -115,7 +132,13 @@ def world(settings, player) -> dict[str, Any]:
         "scope": ["daily", "classic"],
         "metric": ["wins", "best_time", "streak", "rating"],
         "rules": ["classic", "wasp"],
-        "name": ["2026-11.scorpion.gz", "2026-11.scorpion.gz.sha256"],
+        "name": [
+            "2026-11.scorpion.gz",
+            "2026-11.scorpion.gz.sha256",
+            "2026-11.puzzles.csv.gz",
+            "2026-11.puzzles.csv.gz.sha256",
+        ],
+        "attempt": [str(solving.id), str(given_up.id)],
     }
 
 

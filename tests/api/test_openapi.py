@@ -13,14 +13,19 @@ import json
 
 import psycopg
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
 from django.db import OperationalError, connection
+from django.utils.http import urlsafe_base64_encode
 from openapi_core.exceptions import OpenAPIError
 
 from games import clock
 from games.dailies import challenges as dailies
 from games.dailies import contests
 from games.dailies.models import DailyChallenge
-from games.writes import services
+from games.writes import accounts, mail, services
+from games.writes import puzzles as puzzle_writes
+from tests.puzzle_helpers import make_puzzle
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +38,15 @@ OPERATIONS = {
     ("/api/v1/auth/keys", "get"): ("key_list", 200),
     ("/api/v1/auth/keys/{key_id}", "delete"): ("key_revoke", 204),
     ("/api/v1/auth/ws-ticket", "post"): ("ws_ticket_create", 201),
+    ("/api/v1/auth/guest", "post"): ("guest_play", 201),
+    ("/api/v1/auth/keys", "delete"): ("key_revoke_all", 204),
+    ("/api/v1/auth/email", "post"): ("email_set", 202),
+    ("/api/v1/auth/email", "delete"): ("email_remove", 204),
+    ("/api/v1/auth/email/verify", "post"): ("email_verify", 200),
+    ("/api/v1/auth/password/reset", "post"): ("password_reset", 202),
+    ("/api/v1/auth/password/reset/confirm", "post"): ("password_reset_confirm", 200),
+    ("/api/v1/auth/data", "get"): ("account_data", 200),
+    ("/api/v1/auth/close", "post"): ("account_close", 204),
     ("/api/v1/players/{username}", "get"): ("player_get", 200),
     ("/api/v1/players/{username}/ratings", "get"): ("player_ratings", 200),
     ("/api/v1/players/{username}/ratings/{rules}", "get"): ("player_rating", 200),
@@ -73,6 +87,18 @@ OPERATIONS = {
     ("/api/v1/log/stream", "get"): ("log_stream", 200),
     ("/api/v1/exports", "get"): ("export_list", 200),
     ("/api/v1/exports/{name}", "get"): ("export_get", 200),
+    ("/api/v1/puzzles/next", "post"): ("puzzle_next", 200),
+    ("/api/v1/puzzles/themes", "get"): ("puzzle_themes", 200),
+    ("/api/v1/puzzles/daily", "get"): ("puzzle_day", 200),
+    ("/api/v1/puzzles/daily", "post"): ("puzzle_day_play", 200),
+    ("/api/v1/puzzles/streak", "get"): ("puzzle_streak", 200),
+    ("/api/v1/puzzles/streak", "post"): ("puzzle_streak_play", 200),
+    ("/api/v1/puzzles/attempts/{attempt}", "get"): ("puzzle_attempt", 200),
+    ("/api/v1/puzzles/attempts/{attempt}/moves", "post"): ("puzzle_move", 200),
+    ("/api/v1/puzzles/attempts/{attempt}/give-up", "post"): ("puzzle_give_up", 200),
+    ("/api/v1/puzzles/exports", "get"): ("puzzle_export_list", 200),
+    ("/api/v1/puzzles/exports/{name}", "get"): ("puzzle_export_get", 200),
+    ("/api/v1/players/{username}/puzzles", "get"): ("puzzle_dashboard", 200),
 }
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
@@ -231,6 +257,50 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     assert anyone.get("/api/v1/exports").json()["results"][0]["sha256"] == digest
     assert b"".join(anyone.get("/api/v1/exports/2026-11.scorpion.gz").streaming_content) == gzipped
     anyone.get("/api/v1/exports/2026-11.scorpion.gz.sha256")
+    # Puzzles: a rated one played, one given up, the day's, a streak, the dashboard.
+    for name in ("hidden_only_move", "open_two_ways", "reveal_then_open"):
+        make_puzzle(name)
+    anyone.get("/api/v1/puzzles/themes")
+    attempt = player.post("/api/v1/puzzles/next").json()
+    player.get(f"/api/v1/puzzles/attempts/{attempt['id']}")
+    player.post(f"/api/v1/puzzles/attempts/{attempt['id']}/moves", attempt["legal"][0])
+    other = player.post("/api/v1/puzzles/next").json()
+    player.post(f"/api/v1/puzzles/attempts/{other['id']}/give-up")
+    player.post("/api/v1/puzzles/streak")
+    player.get("/api/v1/puzzles/streak")
+    puzzle_writes.puzzle_days_prepare(clock.now().date())
+    anyone.get("/api/v1/puzzles/daily")
+    player.post("/api/v1/puzzles/daily")
+    anyone.get("/api/v1/players/alice/puzzles")
+    settings.PUZZLE_EXPORT_DIR = tmp_path
+    (tmp_path / "2026-11.puzzles.csv.gz").write_bytes(gzipped)
+    (tmp_path / "2026-11.puzzles.csv.gz.sha256").write_text(f"{digest}  2026-11.puzzles.csv.gz\n")
+    manifest = {"month": "2026-11", "puzzles": 0, "bytes": len(gzipped), "sha256": digest}
+    (tmp_path / "2026-11.puzzles.json").write_text(json.dumps(manifest))
+    assert anyone.get("/api/v1/puzzles/exports").json()["results"][0]["puzzles"] == 0
+    anyone.get("/api/v1/puzzles/exports/2026-11.puzzles.csv.gz")
+    anyone.get("/api/v1/puzzles/exports/2026-11.puzzles.csv.gz.sha256")
+    player.get("/api/v1/auth/data")
+    player.get("/api/v1/auth/data?format=ndjson")
+    anyone.post("/api/v1/auth/guest")
+    player.post("/api/v1/auth/email", {"email": "alice@example.com"})
+    token = mail.verify_token(user_id=alice[0].pk, email="alice@example.com", current="")
+    anyone.post("/api/v1/auth/email/verify", {"token": token})
+    anyone.post("/api/v1/auth/password/reset", {"email": "alice@example.com"})
+    player.delete("/api/v1/auth/email")
+    dave = get_user_model().objects.create_user("dave", password="pw-dave-123")
+    link = {
+        "uid": urlsafe_base64_encode(str(dave.pk).encode()),
+        "token": default_token_generator.make_token(dave),
+    }
+    anyone.post("/api/v1/auth/password/reset/confirm", {**link, "new_password": "x7-Harbour-q"})
+    api.as_user(bob[1]).delete("/api/v1/auth/keys")
+    erin = api.as_user(
+        accounts.key_issue(
+            user=get_user_model().objects.create_user("erin", password="pw-erin-123")
+        )
+    )
+    erin.post("/api/v1/auth/close", {"password": "pw-erin-123"})
 
     successes = {(path, method, status) for path, method, status in api.validated}
     assert {(*key, status) for key, (_, status) in OPERATIONS.items()} <= successes

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from scorpion_client import ApiError, AsyncClient, Client, FeedClosed, Retry
+from tests.puzzle_helpers import make_puzzle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -183,6 +184,46 @@ def test_the_hint_bot_plays_a_game_to_its_end(server) -> None:
     actions = [event["type"] for event in events[1:]]
     assert int(hinted) >= 1
     assert len(actions) - actions.count("resigned") == int(hinted)
+
+
+def test_the_puzzle_bot_solves_puzzles_from_what_it_sees(server) -> None:
+    """The bot sees what a player sees (six cards unseen in one puzzle) and solves every
+    puzzle: the answer can be found from the view alone."""
+    for name in ("open_two_ways", "hidden_only_move", "reveal_then_open"):
+        make_puzzle(name)
+    done = run_example("puzzle_bot.py", server.http, "--user", "puzzlebot", "--puzzles", "5")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n")
+    assert "solved 3" in lines, done.stdout
+    for line in lines[:3]:
+        puzzle, status, change = line.split()
+        assert status == "solved" and float(change) > 0
+    with Client(server.http) as reader:
+        reader.login("puzzlebot", "puzzle-bot-password-1")
+        board = reader.puzzle_dashboard("puzzlebot")
+        assert (board["solved"], board["failed"]) == (3, 0)
+        with pytest.raises(ApiError) as none:
+            reader.next_puzzle()
+        assert none.value.code == "no_puzzle"
+
+
+def test_the_puzzle_calls_of_the_asyncio_client(server) -> None:
+    make_puzzle("open_two_ways")
+
+    async def scenario() -> tuple[str, str]:
+        async with AsyncClient(server.http) as client:
+            await client.register("asyncpuzzler", "lantern-Cards-2026-x")
+            attempt = await client.next_puzzle()
+            again = await client.next_puzzle()
+            assert again["id"] == attempt["id"]
+            moved = await client.puzzle_move(
+                attempt["id"], {"type": "move", "from": 7, "index": 0, "to": 5}, ply=0
+            )
+            themes = await client.puzzle_themes()
+            assert themes["results"]
+            return moved["verdict"], moved["attempt"]["reason"]["code"]
+
+    assert asyncio.run(scenario()) == ("wrong", "under_it")
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

@@ -35,8 +35,9 @@ from schemathesis.checks import (
 )
 
 from games.dailies import challenges
-from games.writes import accounts, services
+from games.writes import accounts, puzzles, services
 from tests.e2e.conftest import E2E_DAILY_SECRET
+from tests.puzzle_helpers import POSITIONS, make_puzzle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -77,10 +78,16 @@ CHECKS = [
 #: "allowed data is accepted" check is left out; every other check still runs on them.
 #: Likewise a race's start must be in the future and not too far (it depends on the time of
 #: the request), and a leaderboard's ``at`` must name a month or week that exists, of the
-#: period's kind.
+#: period's kind. A reset or verification link's token is only what an email carried (any
+#: other is 400 ``link_invalid``), and Django's check of an email address is stricter than
+#: JSON Schema's ``email`` format.
 SEMANTIC_400 = {
     ("POST", "/api/v1/auth/register"),
     ("POST", "/api/v1/auth/password"),
+    ("POST", "/api/v1/auth/password/reset"),
+    ("POST", "/api/v1/auth/password/reset/confirm"),
+    ("POST", "/api/v1/auth/email"),
+    ("POST", "/api/v1/auth/email/verify"),
     ("POST", "/api/v1/games"),
     ("POST", "/api/v1/races"),
     ("GET", "/api/v1/leaderboards/{scope}/{metric}"),
@@ -119,14 +126,19 @@ def api_schema(server):
 
 
 @pytest.fixture
-def player(django_user_model) -> tuple[str, str]:
-    """A player's token and a public game of theirs, which half of the runs of each
-    operation with a ``game_id`` name, so that commands and reads reach a real game."""
+def player(django_user_model) -> tuple[str, str, str]:
+    """A player's token, a public game of theirs and a puzzle attempt of theirs, which half
+    of the runs of each operation with a ``game_id`` (or an ``attempt``) name, so that
+    commands, moves and reads reach a real game and a real attempt."""
     user = django_user_model.objects.create_user("schemathesis", password="pw-schema-123")
     game = services.game_create(owner=user, rules="classic", seed=7)
     with override_settings(DAILY_SECRET=E2E_DAILY_SECRET):  # today, as the server's job would
         challenges.prepare(challenges.today())
-    return accounts.key_issue(user=user), str(game.game_id)
+    for name in POSITIONS:
+        make_puzzle(name)
+    attempt = puzzles.puzzle_next(player=user)
+    puzzles.puzzle_days_prepare()
+    return accounts.key_issue(user=user), str(game.game_id), str(attempt.id)
 
 
 @pytest.fixture
@@ -139,10 +151,10 @@ def revocable(django_user_model) -> Any:
 def test_the_api_keeps_to_its_document(
     api_schema: Any, server: Any, player: Any, revocable: Any
 ) -> None:
-    token, game_id = player
+    token, game_id, attempt_id = player
     failures: list[str] = []
     operations = [result.ok() for result in api_schema.get_all_operations()]
-    assert len(operations) == 48
+    assert len(operations) == 69
     for operation in operations:
         checks = CHECKS
         if (operation.method.upper(), operation.path) in SEMANTIC_400:
@@ -150,6 +162,8 @@ def test_the_api_keeps_to_its_document(
         fixed: list[dict[str, Any] | None] = [None]
         if "game_id" in operation.path:
             fixed.append({"game_id": game_id})
+        if "{attempt}" in operation.path:
+            fixed.append({"attempt": attempt_id})
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             for path_parameters in fixed:
                 strategy = operation.as_strategy(mode, path_parameters=path_parameters)

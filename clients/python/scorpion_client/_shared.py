@@ -60,8 +60,10 @@ class Call:
         return cls("GET", path, params=query or None, idempotent=True)
 
     @classmethod
-    def post(cls, path: str, body: Any = None) -> Call:
-        return cls("POST", path, body=body)
+    def post(cls, path: str, body: Any = None, *, retry: bool = False) -> Call:
+        """A POST; ``retry`` when the server answers a repeat of it as the first time (it
+        may then be sent again after a lost answer)."""
+        return cls("POST", path, body=body, idempotent=retry)
 
     @classmethod
     def command(

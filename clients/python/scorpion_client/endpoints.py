@@ -138,3 +138,56 @@ class Endpoints(Generic[R]):
     def leaderboard(self, scope: str, metric: str, **query: Any) -> R:
         """A leaderboard page (``period``, ``at``, ``limit``, ``cursor``)."""
         return self._send(Call.get(f"/leaderboards/{segment(scope)}/{segment(metric)}", **query))
+
+    # --- puzzles (docs/api.md#puzzles) ---------------------------------------------------
+
+    def next_puzzle(self) -> R:
+        """Your rated puzzle (``POST /puzzles/next``): the attempt you are playing, else a
+        new one near your puzzle rating. Asking again gives the same attempt."""
+        return self._send(Call.post("/puzzles/next", retry=True))
+
+    def puzzle_attempt(self, attempt_id: str) -> R:
+        """One of your attempts: what you may see of it now."""
+        return self._send(Call.get(f"/puzzles/attempts/{segment(attempt_id)}"))
+
+    def puzzle_move(self, attempt_id: str, move: JSON, *, ply: int | None = None) -> R:
+        """Play a move of an attempt (a ``move`` or ``deal`` command, as ``legal`` lists
+        them): ``{"verdict", "event", "attempt"}``. With ``ply`` (the moves you know were
+        played) a retry is answered as the first send was, so the client may retry it."""
+        body = {**move, **({"ply": ply} if ply is not None else {})}
+        call = Call.post(
+            f"/puzzles/attempts/{segment(attempt_id)}/moves", body, retry=ply is not None
+        )
+        return self._send(call)
+
+    def give_up_puzzle(self, attempt_id: str) -> R:
+        """End an attempt failed, and see its answer."""
+        return self._send(Call.post(f"/puzzles/attempts/{segment(attempt_id)}/give-up", retry=True))
+
+    def daily_puzzle(self) -> R:
+        """The puzzle of the day, with your attempt at it if you started one."""
+        return self._send(Call.get("/puzzles/daily"))
+
+    def play_daily_puzzle(self) -> R:
+        """Your attempt at the puzzle of the day (made on the first ask)."""
+        return self._send(Call.post("/puzzles/daily", retry=True))
+
+    def streak(self) -> R:
+        """Your streak running, and your best."""
+        return self._send(Call.get("/puzzles/streak"))
+
+    def play_streak(self) -> R:
+        """Go on with Streak: ``{"streak", "attempt"}`` (``attempt`` null once it ended)."""
+        return self._send(Call.post("/puzzles/streak", retry=True))
+
+    def puzzle_dashboard(self, username: str) -> R:
+        """A player's puzzles: rating, best streak, and each theme, the most failed first."""
+        return self._send(Call.get(f"/players/{segment(username)}/puzzles"))
+
+    def puzzle_themes(self) -> R:
+        """Every puzzle theme with its name and description in your language."""
+        return self._send(Call.get("/puzzles/themes"))
+
+    def puzzle_exports(self) -> R:
+        """The monthly exports of the puzzles."""
+        return self._send(Call.get("/puzzles/exports"))

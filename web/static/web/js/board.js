@@ -200,7 +200,10 @@ export class Board {
     // A column whose cards, target, pick and marks are as drawn is left alone: a frame
     // touches (and the browser restyles) only the two or three columns a move changes.
     const marks = codes.map((_, index) => this.marks.get(`c${col}:${index}`) || "").join();
-    const signature = `${codes.join()}|${target}|${picked}|${colMark}|${marks}`;
+    // A puzzle shown whole once its attempt ends names its face-down cards: they are drawn
+    // face up, marked as the cards that were face down.
+    const down = this.game.down?.[col - 1] || 0;
+    const signature = `${codes.join()}|${target}|${picked}|${colMark}|${marks}|${down}`;
     if (column.signature === signature) return;
     column.signature = signature;
     column.el.className = `col${target ? " target" : ""}${colMark ? " " + colMark : ""}`;
@@ -227,7 +230,7 @@ export class Board {
       el.dataset.key = key;
       const isPicked = picked >= 0 && index >= picked;
       const mark = this.marks.get(key);
-      el.className = `card up suit-${parse(code).suit}${isPicked ? " picked" : ""}${mark ? " " + mark : ""}${index === last ? "" : " covered"}`;
+      el.className = `card up suit-${parse(code).suit}${isPicked ? " picked" : ""}${mark ? " " + mark : ""}${index === last ? "" : " covered"}${index < down ? " was-down" : ""}`;
       el.setAttribute("aria-label", cardName(code) + (target && index === last ? `, ${t("board.target")}` : ""));
       if (this.interactive) el.setAttribute("aria-pressed", isPicked ? "true" : "false");
     });

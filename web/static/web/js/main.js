@@ -12,6 +12,8 @@ import { navigate, onNavigate } from "./router.js";
 const ROUTES = [
   [/^\/$/, () => import("./views/lobby.js")],
   [/^\/signin$/, () => import("./views/signin.js")],
+  [/^\/account$/, () => import("./views/account.js")],
+  [/^\/account\/(?<step>reset|verify)$/, () => import("./views/recover.js")],
   [/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, () => import("./views/daily.js")],
   [/^\/archive(?:\/(?<month>\d{4}-\d{2}))?$/, () => import("./views/archive.js")],
   [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js"), ({ id }) => [`/games/${encodeURIComponent(id)}`]],
@@ -21,6 +23,7 @@ const ROUTES = [
   [/^\/arenas$/, () => import("./views/arenas.js")],
   [/^\/arenas\/(?<id>[^/]+)$/, () => import("./views/arena.js")],
   [/^\/leaderboards$/, () => import("./views/leaderboards.js")],
+  [/^\/puzzles(?:\/(?<mode>daily|streak|dashboard))?$/, () => import("./views/puzzles.js")],
   [/^\/tv$/, () => import("./views/tv.js")],
 ];
 
@@ -86,9 +89,11 @@ function renderHeader() {
         link("/daily", t("nav.daily"), here.startsWith("/daily") || here.startsWith("/archive")),
         link("/races", t("nav.races"), here.startsWith("/races")),
         link("/arenas", t("nav.arenas"), here.startsWith("/arenas")),
+        link("/puzzles", t("nav.puzzles"), here.startsWith("/puzzles")),
         link("/leaderboards", t("nav.boards"), here.startsWith("/leaderboards")),
         link("/tv", t("nav.tv"), here === "/tv"),
-        me ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,
+        me && !me.guest ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,
+        me ? link("/account", me.guest ? t("nav.guest") : t("nav.account"), here === "/account") : null,
       ),
       h(
         "div",
@@ -120,7 +125,8 @@ function prefetchClient() {
 
 prefetchClient();
 onNavigate(route);
-api.onSessionChange(() => renderHeader());
+// A key the server no longer knows shows the page again, signed out, rather than an error.
+api.onSessionChange((_session, why) => (why === "stale" ? route() : renderHeader()));
 onLangChange(() => route());
 
 await loadLang(getLang());

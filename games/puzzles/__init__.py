@@ -1,0 +1,1 @@
+"""Puzzles mined from real play, their attempts and their ratings (docs/puzzles.md)."""
