@@ -34,6 +34,13 @@ MESSAGES: dict[str, Promise] = {
     "invalid": _("The request is not valid; see fields."),
     "invalid_credentials": _("Wrong username or password."),
     "wrong_password": _("The current password is wrong."),
+    "account_required": _(
+        "This needs an account: sign up to play rated games, daily challenges, races and "
+        "arenas (your games as a guest become your account's)."
+    ),
+    "link_invalid": _(
+        "This link is not valid: it is wrong, was used already, or has expired. Ask for a new one."
+    ),
     "not_authenticated": _("Authentication is required: send Authorization: Token <key>."),
     "authentication_failed": _("The credentials sent are not valid."),
     "permission_denied": _("You are not allowed to do this."),
@@ -123,6 +130,7 @@ COUNTDOWN_OR_START = _("Give a countdown or a start time, not both.")
 START_IN_PAST = _("The start is in the past.")
 START_TOO_FAR = _("The start is more than %(limit)d seconds away.")
 ONE_VALUE = _("Give this parameter once, with a value.")
+RESERVED_NAME = _("This name is kept for guests and closed accounts: choose another.")
 
 
 def message(code: str, **params: Any) -> str:

@@ -24,7 +24,8 @@ from rest_framework import serializers
 from games.reads.shapes import Choices, Doc, ErrorBody, Format
 
 _MEANINGS = {
-    400: "malformed request: code `invalid`, with `fields` {name: [messages]}; "
+    400: "malformed request: code `invalid`, with `fields` {name: [messages]}; `link_invalid` "
+    "for a password reset or email link that is wrong, used or expired; "
     "`winnable_with_deal` for a winnable game asked with a seed or a deal; `rated_with_deal` "
     "for a rated game asked with a seed or a deal, `rated_no_pool` for a rated game of a "
     "ruleset without a pool",
@@ -32,7 +33,7 @@ _MEANINGS = {
     403: "not allowed (`not_owner`, `private_game`, `challenge_in_progress`, "
     "`challenge_closed`, `contest_in_progress`, `contest_closed`, `contest_not_started`, "
     "`race_started`, `not_entrant`, `banned`, `permission_denied`, `wrong_password`, "
-    "`analysis_not_yet`)",
+    "`analysis_not_yet`, `account_required`)",
     404: "no such resource (`not_found`; leaderboards: `unknown_scope`, `unknown_metric`)",
     406: "the client accepts none of the operation's media types (`not_acceptable`)",
     409: "`version_conflict` or `stale_card` (`version` is the game's current version); "
@@ -110,11 +111,13 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     for name in _STRICT_INPUTS:  # api.serializers.StrictSerializer refuses unknown keys
         if name in schemas:
             schemas[name]["additionalProperties"] = False
-    for name in ("Credentials", "Registration"):
+    for name, fields in _TEXT_INPUTS.items():
         if name in schemas:
             properties = schemas[name]["properties"]
-            for field in ("username", "password"):  # DRF refuses NUL characters
+            for field in fields:  # DRF refuses blank text and NUL characters
                 properties[field].update(minLength=1, pattern=NO_NUL)
+            if "name" in properties:  # a key's name may be blank
+                properties["name"]["pattern"] = NO_NUL
     if "Registration" in schemas:
         properties = schemas["Registration"]["properties"]
         properties["username"]["pattern"] = USERNAME_PATTERN
@@ -141,10 +144,23 @@ def tighten(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     return result
 
 
+#: The text fields of request bodies that may be neither blank nor hold a NUL character.
+_TEXT_INPUTS = {
+    "Credentials": ("username", "password"),
+    "Registration": ("username", "password"),
+    "PasswordResetConfirm": ("uid", "token", "new_password"),
+    "EmailVerify": ("token",),
+    "AccountClose": ("password",),
+}
+
 #: The request bodies, each a ``StrictSerializer``.
 _STRICT_INPUTS = (
     "Credentials",
     "Registration",
+    "PasswordResetConfirm",
+    "Email",
+    "EmailVerify",
+    "AccountClose",
     "GameCreate",
     "RaceCreate",
     "MoveCommand",

@@ -24,7 +24,8 @@ from rest_framework import serializers
 from api import messages
 from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
-from games.reads import puzzle_shapes, shapes
+from games.reads import mydata, puzzle_shapes, shapes
+from games.writes import accounts
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
 MAX_COLUMNS = 16
@@ -139,6 +140,13 @@ def _renamed(fields: dict[str, Any], **names: str) -> dict[str, Any]:
 class CredentialsIn(StrictSerializer):
     username = StrictCharField(max_length=150, trim_whitespace=False)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
+    name = StrictCharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        help_text="what the key is for (a device, a program); without it, the client's name "
+        "from its User-Agent",
+    )
 
 
 @extend_schema_serializer(component_name="Registration")
@@ -152,6 +160,8 @@ class RegisterIn(CredentialsIn):
                 validator(value)
             except DjangoValidationError as error:
                 raise serializers.ValidationError(list(error.messages)) from None
+        if accounts.RESERVED_NAME.fullmatch(value):
+            raise serializers.ValidationError([messages.RESERVED_NAME])
         return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -171,11 +181,55 @@ class PasswordChangeIn(StrictSerializer):
     new_password = StrictCharField(max_length=4096, trim_whitespace=False)
 
     def validate_new_password(self, value: str) -> str:
-        try:
-            validate_password(value, user=self.context["user"])
-        except DjangoValidationError as error:
-            raise serializers.ValidationError(list(error.messages)) from None
-        return value
+        return _valid_password(value, self.context["user"])
+
+
+def _valid_password(value: str, user: Any) -> str:
+    """``value`` if Django's password validators take it for ``user``'s password."""
+    try:
+        validate_password(value, user=user)
+    except DjangoValidationError as error:
+        raise serializers.ValidationError(list(error.messages)) from None
+    return value
+
+
+@extend_schema_serializer(component_name="PasswordResetConfirm")
+class PasswordResetConfirmIn(StrictSerializer):
+    """A reset link's ``uid`` and ``token`` (after the ``#`` of the emailed link, separated
+    by ``/``) and the new password (Django's password validators apply, for the account the
+    link is for: the view passes it as ``user`` in the context once the link is checked)."""
+
+    uid = StrictCharField(max_length=64, trim_whitespace=False)
+    token = StrictCharField(max_length=128, trim_whitespace=False)
+    new_password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+    def validate_new_password(self, value: str) -> str:
+        return _valid_password(value, self.context.get("user"))
+
+
+@extend_schema_serializer(component_name="Email")
+class EmailIn(StrictSerializer):
+    """An email address."""
+
+    email = serializers.EmailField(max_length=254)
+
+
+@extend_schema_serializer(component_name="EmailVerify")
+class EmailVerifyIn(StrictSerializer):
+    """The token of a verification link (after the ``#`` of the emailed link)."""
+
+    token = StrictCharField(max_length=1024, trim_whitespace=False)
+
+
+@extend_schema_serializer(component_name="AccountClose")
+class AccountCloseIn(StrictSerializer):
+    """The account's password, to close it."""
+
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+
+class DataQuery(serializers.Serializer):  # type: ignore[type-arg]
+    format = serializers.ChoiceField(choices=list(mydata.FORMATS), default="scorpion")
 
 
 # --- games: input ----------------------------------------------------------------------------
@@ -511,6 +565,7 @@ SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
 MeOut = serializer_for(shapes.MeBody)
+EmailOut = serializer_for(shapes.EmailConfirmedBody)
 KeysOut = serializer_for(shapes.KeysBody)
 WsTicketOut = serializer_for(shapes.WsTicketBody)
 LeaderboardOut = serializer_for(shapes.LeaderboardBody)

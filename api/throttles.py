@@ -1,7 +1,8 @@
 """Request rate limits, counted atomically in Django's cache (Redis when ``REDIS_URL`` is set).
 
 Rates come from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (``THROTTLE_ANON``,
-``THROTTLE_USER``, ``THROTTLE_AUTH``), read on every request so that a settings change
+``THROTTLE_USER``, ``THROTTLE_AUTH``, ``THROTTLE_GUEST``, ``THROTTLE_MAIL``,
+``THROTTLE_DATA``), read on every request so that a settings change
 applies at once. A rate ``N/period`` lets at most N requests through in any window of that
 period (a sliding log of the requests' times, as DRF keeps it), and the count cannot be
 overrun by concurrent requests: DRF reads the log, then writes it back, so requests in
@@ -22,6 +23,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 from games.rates import hit
+from games.writes import accounts
 
 logger = logging.getLogger(__name__)
 
@@ -56,19 +58,62 @@ class _SettingsRate(SimpleRateThrottle):
         return self.retry_after
 
 
+def _guest(request: Request) -> bool:
+    """Whether the request comes from a guest (known with its key: no query)."""
+    user = request.user
+    return bool(user and user.is_authenticated and accounts.is_guest(user))
+
+
 class AnonThrottle(_SettingsRate, AnonRateThrottle):
-    """Anonymous requests, per client address (``THROTTLE_ANON``)."""
+    """Anonymous requests, and guests', per client address (``THROTTLE_ANON``): a guest
+    costs nothing to make, so counting per guest would count nothing."""
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if _guest(request):
+            return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+        key: str | None = super().get_cache_key(request, view)
+        return key
 
 
 class UserThrottle(_SettingsRate, UserRateThrottle):
-    """Authenticated requests, per user (``THROTTLE_USER``)."""
+    """Authenticated requests, per user (``THROTTLE_USER``); guests count as anonymous."""
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if _guest(request):
+            return None
+        key: str | None = super().get_cache_key(request, view)
+        return key
 
 
-class AuthThrottle(_SettingsRate):
+class _PerAddress(_SettingsRate):
+    """Requests of one kind, per client address whoever asks."""
+
+    def get_cache_key(self, request: Request, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class GuestThrottle(_PerAddress):
+    """New guests (``POST /auth/guest``), per client address (``THROTTLE_GUEST``)."""
+
+    scope = "guest"
+
+
+class MailThrottle(_PerAddress):
+    """Emails asked for (password resets, address verifications), per client address
+    (``THROTTLE_MAIL``): nobody can flood an inbox through the server."""
+
+    scope = "mail"
+
+
+class DataThrottle(_SettingsRate, UserRateThrottle):
+    """Downloads of one's own data (``GET /auth/data``), per account (``THROTTLE_DATA``):
+    each writes every game of the account."""
+
+    scope = "data"
+
+
+class AuthThrottle(_PerAddress):
     """Registration and token requests, per client address whoever asks (``THROTTLE_AUTH``):
     slows down password guessing and mass registration."""
 
     scope = "auth"
-
-    def get_cache_key(self, request: Request, view: Any) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

@@ -136,6 +136,21 @@ class WrongPassword(DomainError):
     code = "wrong_password"
 
 
+class AccountRequired(DomainError):
+    """A guest asking for what needs an account: a rated game, a daily challenge, a race or
+    an arena, an email address."""
+
+    status = 403
+    code = "account_required"
+
+
+class LinkInvalid(DomainError):
+    """A password reset or email verification link that is wrong, used, or expired."""
+
+    status = 400
+    code = "link_invalid"
+
+
 class KeyNotFound(DomainError):
     """Revoking a key the account does not have."""
 

@@ -20,6 +20,7 @@ from games.puzzles.models import (
 )
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store.models import (
+    Account,
     ApiKey,
     Event,
     Game,
@@ -32,6 +33,7 @@ from games.store.models import (
 )
 
 __all__ = [
+    "Account",
     "ApiKey",
     "BoardEntry",
     "BoardResult",

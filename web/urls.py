@@ -7,6 +7,8 @@ from web.views import app_shell
 urlpatterns: list[URLPattern] = [
     path("", app_shell, name="web-lobby"),
     path("signin", app_shell, name="web-signin"),
+    path("account", app_shell, name="web-account"),
+    path("account/<str:step>", app_shell, name="web-account-step"),
     path("daily", app_shell, name="web-daily"),
     path("daily/<str:date>", app_shell, name="web-daily-date"),
     path("archive", app_shell, name="web-archive"),

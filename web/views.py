@@ -2,8 +2,9 @@
 
 The client (``static/web/``) is plain ES modules and CSS, built only on the public REST and
 WebSocket API, with no build step. Every page of it (``web/urls.py``: the lobby, games,
-the daily race and its archive, races, arenas, leaderboards, TV, profiles, sign-in) answers
-the same shell, and the modules route in the browser. The shell is served with a
+the daily race and its archive, races, arenas, leaderboards, TV, profiles, sign-in, the
+account page and its recovery links) answers the same shell, and the modules route in the
+browser. The shell is served with a
 Content-Security-Policy that allows scripts, styles and connections from this origin only:
 no third-party anything, and no inline script or style but the client's own, named by its
 hash. A game's page also carries, as JSON data (a ``<script type="application/json">``,
@@ -81,6 +82,8 @@ _ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 _VIEWS = {
     "web-lobby": "views/lobby.js",
     "web-signin": "views/signin.js",
+    "web-account": "views/account.js",
+    "web-account-step": "views/recover.js",
     "web-daily": "views/daily.js",
     "web-daily-date": "views/daily.js",
     "web-archive": "views/archive.js",

@@ -2,12 +2,12 @@
 rank. PostgreSQL ranks: one query a page, from the indexes of ``BoardEntry``.
 
 A board lists the entries of its scope and period whose metric value is present (positive,
-or not null), except banned players'. The order: the value (best first), then who reached it
-first, then the player's id. The rank is competition ranking: 1 + how many listed players
-have a strictly better value, so equal values share a rank (1, 2, 2, 4), computed for a
-whole page from two index-range counts (not one a row). Pages follow the
-order with a keyset (the last row's value, moment and player), so a row never appears twice
-or goes missing between pages because others moved.
+or not null), except those of banned players and closed accounts. The order: the
+value (best first), then who reached it first, then the player's id. The rank is
+competition ranking: 1 + how many listed players have a strictly better value, so equal
+values share a rank (1, 2, 2, 4), computed for a whole page from two index-range counts
+(not one a row). Pages follow the order with a keyset (the last row's value, moment and
+player), so a row never appears twice or goes missing between pages because others moved.
 """
 
 from __future__ import annotations
@@ -22,8 +22,12 @@ from django.db import connection
 
 from games.boards.metrics import Metric
 
-_NOT_BANNED = (
+#: Who is listed: neither banned nor a closed account (few: a small partial index,
+#: ``account_closed``). Guests have no entries at all (``games.projections.leaderboards``).
+_LISTED = (
     "NOT EXISTS (SELECT 1 FROM games_player p WHERE p.user_id = {t}.player_id AND p.banned)"
+    " AND NOT EXISTS (SELECT 1 FROM games_account a WHERE a.user_id = {t}.player_id"
+    " AND a.closed_at IS NOT NULL AND NOT a.guest)"
 )
 
 
@@ -68,7 +72,7 @@ def _sql(metric: Metric) -> tuple[str, str, str]:
 FROM {metric.table} e
 JOIN auth_user u ON u.id = e.player_id
 WHERE e.scope = %(scope)s AND e.period = %(period)s AND e.{v} {metric.present}
-  AND {_NOT_BANNED.format(t="e")}"""
+  AND {_LISTED.format(t="e")}"""
     order = f"ORDER BY e.{v} {direction}, e.{r} ASC, e.player_id ASC"
     after = f"""
   AND (e.{v} {worse} %(a_value)s OR (e.{v} = %(a_value)s
@@ -89,7 +93,7 @@ WITH page AS (
     FROM {metric.table} b, head
     WHERE b.scope = %(scope)s AND b.period = %(period)s AND b.{v} {metric.present}
       AND (b.{v} {better} head.value OR b.{v} = head.value)
-      AND {_NOT_BANNED.format(t="b")}
+      AND {_LISTED.format(t="b")}
 )
 SELECT CASE WHEN p.value = head.value THEN 1 + above.better
             ELSE above.better + above.level
@@ -103,7 +107,7 @@ ORDER BY p.value {direction}, p.reached ASC, p.player_id ASC"""
 SELECT 1 + (
         SELECT count(*) FROM {metric.table} b
         WHERE b.scope = e.scope AND b.period = e.period AND b.{v} {metric.present}
-          AND b.{v} {better} e.{v} AND {_NOT_BANNED.format(t="b")}
+          AND b.{v} {better} e.{v} AND {_LISTED.format(t="b")}
     ),
     e.player_id, u.username, e.{v}, e.{r}, {game}
 {listed}

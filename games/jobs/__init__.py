@@ -6,7 +6,8 @@ finished jobs older than three days, every night; :func:`fill_pools` keeps every
 pool of ``POOL_RULES`` topped up (``games.pools``), every minute, on the ``solver`` queue
 with the rest of the solver's work: :func:`analyse`, the post-game analyses that outgrow a
 request, and :func:`mine_puzzles`, which looks for puzzles in the games that became public
-(``games.puzzles.mining``), every minute. A worker
+(``games.puzzles.mining``), every minute; :func:`account_mail` sends an account's emails,
+on the ``mail`` queue. A worker
 is ``manage.py procrastinate worker``: ``manage.py serve`` starts one beside the server
 unless ``JOBS_WORKER=external`` (docs/operations.md#background-jobs), and a deployment runs
 as many as it likes.
@@ -24,6 +25,7 @@ from procrastinate.contrib.django import app
 
 from games import pools
 from games.errors import GameNotFinished, GameNotFound
+from games.writes import mail
 from games.writes.analysis import analysis_compute
 from games.writes.puzzles import puzzles_mine
 from games.writes.schedule import schedule_run
@@ -34,8 +36,10 @@ logger = logging.getLogger(__name__)
 SCHEDULE_QUEUE = "schedule"
 #: The queue of the solver's work: filling the pools, analyses (docs/operations.md).
 SOLVER_QUEUE = "solver"
+#: The queue of the account emails (password resets, address verifications).
+MAIL_QUEUE = mail.QUEUE
 #: Every queue a job of this module runs on.
-QUEUES = (SCHEDULE_QUEUE, SOLVER_QUEUE)
+QUEUES = (SCHEDULE_QUEUE, SOLVER_QUEUE, MAIL_QUEUE)
 
 
 @app.periodic(cron="* * * * *", periodic_id="every-minute")
@@ -48,6 +52,7 @@ def schedule(timestamp: int) -> None:
         done = schedule_run()
     finally:
         close_old_connections()
+    guests = done.guests.closed + done.guests.deleted
     if (
         done.days
         or done.sealed
@@ -55,17 +60,20 @@ def schedule(timestamp: int) -> None:
         or done.published.games
         or done.written
         or done.puzzle_days
+        or guests
     ):
         logger.info(
             "scheduled work: days %s prepared, races %s sealed, %d abandoned daily games"
             " ended, %d games entered the public log, %d entries written, puzzles of %s"
-            " chosen",
+            " chosen, %d idle guests closed and %d deleted",
             done.days,
             done.sealed,
             len(done.abandoned),
             done.published.games,
             done.written,
             done.puzzle_days,
+            done.guests.closed,
+            done.guests.deleted,
         )
 
 
@@ -90,6 +98,18 @@ def fill_pools(timestamp: int) -> None:
     try:
         for rules in settings.POOL_RULES:
             pools.fill(rules, settings.POOL_TARGET, seconds=share)
+    finally:
+        close_old_connections()
+
+
+@app.task(name=mail.TASK, queue=MAIL_QUEUE, retry=3)
+def account_mail(kind: str, user_id: int, email: str, origin: str, language: str) -> None:
+    """Send an account's email (a password reset or an address verification link), built
+    now (``games.writes.mail``): no job's arguments hold a token. Retried three times when
+    the mail server fails."""
+    close_old_connections()
+    try:
+        mail.mail_send(kind=kind, user_id=user_id, email=email, origin=origin, language=language)
     finally:
         close_old_connections()
 

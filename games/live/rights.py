@@ -5,7 +5,7 @@ rights allow: staff see a playing game's hidden cards, an owner their private ga
 password change, a revoked key, a deactivation, a ban or a change of staff status ends those
 rights, whichever way it is made (the API, the admin, a management command, an operator's
 SQL): PostgreSQL's triggers notify the channel ``scorpion_rights`` when such a change
-commits (migration ``0020_rights_notify``), and each process listens.
+commits (migration ``0021_rights_notify``), and each process listens.
 
 - **Holding.** A socket :func:`hold`\\ s a :class:`Grant` for its account (and the key or
   session it came with) once the process listens, and only then reads the rights it will
@@ -48,7 +48,7 @@ from games.reads.accounts import Rights
 
 logger = logging.getLogger(__name__)
 
-#: The channel the triggers notify (``games/migrations/0020_rights_notify.py``).
+#: The channel the triggers notify (``games/migrations/0021_rights_notify.py``).
 CHANNEL = "scorpion_rights"
 #: Seconds between two attempts to connect the listener.
 RETRY_SECONDS = 1.0

@@ -20,7 +20,10 @@ Definitions (docs/api.md#leaderboards):
 - ``streak`` of a ruleset: the longest run of consecutive wins among the counted results;
   of the dailies: the longest run of consecutive UTC days with a counted won daily.
 
-Banned players keep their entries; the ranking leaves them out (``games.boards.ranking``).
+Banned players and closed accounts keep their entries; the ranking leaves them out
+(``games.boards.ranking``). A guest has results but no entries, live or rebuilt (guests are
+on no board, and there may be very many of them, too many to leave out at each read); when
+it signs up, :func:`relisted` makes its entries from its results.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from games.boards.models import BoardEntry, BoardResult
 from games.projections.base import Change, Projection
 from games.store import events, streams
 from games.store.append import Fragment
+from games.store.models import Account
 from games.store.summary import GameSummary
 
 # --- the incremental update, part of the append's statement --------------------------------
@@ -83,6 +87,7 @@ ENTRIES_SQL = f"""INSERT INTO games_board_entry AS e
            FALSE
     FROM head, unnest(%(lb_scopes)s::text[], %(lb_periods)s::text[], %(lb_daily)s::boolean[])
         AS b(scope, period, daily)
+    WHERE NOT EXISTS (SELECT 1 FROM games_account a WHERE a.user_id = %(lb_player)s AND a.guest)
     ON CONFLICT (scope, period, player_id) DO UPDATE SET
         wins = e.wins + x.wins,
         wins_at = CASE WHEN {_WON} THEN x.wins_at ELSE e.wins_at END,
@@ -215,9 +220,12 @@ def recompute(player_id: int, boards: Iterable[tuple[str, str]]) -> None:
     """Recompute ``player_id``'s entries on ``boards`` (``(scope, period)`` pairs) from
     their counted results, in the caller's transaction: the entries are locked first, so an
     incremental update of the same entries waits and then applies on top of the result.
-    An entry with no counted result left is deleted."""
+    An entry with no counted result left is deleted, and a guest has none."""
     wanted = sorted(set(boards))
     if not wanted:
+        return
+    if Account.objects.filter(user_id=player_id, guest=True).exists():
+        BoardEntry.objects.filter(player_id=player_id).delete()
         return
     for scope, period in wanted:
         list(
@@ -268,6 +276,15 @@ def repair(stream: streams.Stream) -> None:
         )
 
 
+def relisted(player_id: int) -> None:
+    """Make the entries of a guest that has just signed up, on every board its results
+    belong to (in the caller's transaction, which changed the guest into an account)."""
+    results = BoardResult.objects.filter(player_id=player_id).values_list(
+        "rules", "day", "finished_at"
+    )
+    recompute(player_id, {board for result in results for board in _boards(*result)})
+
+
 def rebuild() -> int:
     """Recompute every entry from the results (which the caller rebuilt from events), in
     the caller's transaction; returns how many entries there are."""
@@ -285,6 +302,12 @@ def rebuild() -> int:
         folds.clear()
 
     counted = BoardResult.objects.filter(voided=False).order_by("player_id", *_ORDER)
+    # Guests make no entries. An upgrade from before guests rebuilds (its 0011) before their
+    # table exists, when there are none.
+    if Account._meta.db_table in connection.introspection.table_names():
+        counted = counted.exclude(
+            player_id__in=Account.objects.filter(guest=True).values("user_id")
+        )
     for result in counted.iterator(chunk_size=2000):
         if result.player_id != player:
             flush()

@@ -14,15 +14,17 @@ from games.reads import records
 from games.reads.presenters import timestamp
 from games.reads.shapes import KeyBody, KeysBody, MeBody
 from games.reads.visibility import Viewer
-from games.store.models import ApiKey, Player
+from games.store.models import Account, ApiKey, Player
 
 
 def account_me(*, user: User, key_id: int | None) -> MeBody:
-    """Who ``user`` is, the key the request came with (``None``: the session cookie), and
-    the account's public record."""
+    """Who ``user`` is (a guest or not, and the confirmed email address), the key the
+    request came with (``None``: the session cookie), and the account's public record."""
     key = None if key_id is None else ApiKey.objects.filter(pk=key_id, user=user).first()
     return {
         "username": user.get_username(),
+        "guest": Account.objects.filter(user=user, guest=True).exists(),
+        "email": user.email or None,
         "staff": bool(user.is_staff),
         "banned": Player.objects.filter(user=user, banned=True).exists(),
         "joined_at": timestamp(user.date_joined) or "",
@@ -43,6 +45,7 @@ def key_body(row: ApiKey, *, current: int | None) -> KeyBody:
     expires = row.last_used_at + dt.timedelta(seconds=lifetime) if lifetime else None
     return {
         "id": row.pk,
+        "name": row.name,
         "prefix": row.prefix,
         "current": row.pk == current,
         "created_at": timestamp(row.created_at) or "",

@@ -420,10 +420,18 @@ class TokenBody(TypedDict):
     token: str
 
 
+class EmailConfirmedBody(TypedDict):
+    """An account's email address, confirmed."""
+
+    username: str
+    email: str
+
+
 class KeyBody(TypedDict):
     """One API key of the account (never the key itself)."""
 
     id: Annotated[int, Doc("revoke it with DELETE /auth/keys/{id}")]
+    name: Annotated[str, Doc("what it is for: given at sign-in, else the client that signed in")]
     prefix: Annotated[str, Doc("the key's first 8 characters")]
     current: Annotated[bool, Doc("whether this request was made with this key")]
     created_at: Timestamp
@@ -445,6 +453,10 @@ class MeBody(TypedDict):
     """Who the credentials of the request belong to."""
 
     username: str
+    guest: Annotated[bool, Doc("a guest: playing with no account yet (docs/api.md#guests)")]
+    email: Annotated[
+        str | None, Doc("the account's confirmed email address, for password resets; null: none")
+    ]
     staff: bool
     banned: bool
     joined_at: Timestamp

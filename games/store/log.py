@@ -204,7 +204,8 @@ def snapshot_end() -> int:
 
 def events_json(game_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
     """Each game's stored events as a JSON array, ``[{"seq", "type", "data", "by", "at"}]``
-    in ``seq`` order, built by PostgreSQL in one query. ``data`` is passed through as stored:
+    in ``seq`` order, built by PostgreSQL in one query, ``by`` the pseudonym of whoever
+    caused the event (the public record names nobody). ``data`` is passed through as stored:
     ``games.store.events.decode`` accepts only exactly what an event's class writes, so that
     is what the API shows of it too. The events hold hidden cards: only for games of the
     public log."""
@@ -218,28 +219,29 @@ def events_json(game_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
 _EVENTS_JSON = """
 SELECT e.game_id,
        json_agg(json_build_object(
-           'seq', e.seq, 'type', e.type, 'data', e.data, 'by', u.username,
+           'seq', e.seq, 'type', e.type, 'data', e.data, 'by', u.pseudonym,
            'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
        ) ORDER BY e.seq)::text
-FROM games_event AS e LEFT JOIN auth_user AS u ON u.id = e.actor_id
+FROM games_event AS e LEFT JOIN games_account AS u ON u.user_id = e.actor_id
 WHERE e.game_id = ANY(%(games)s)
 GROUP BY e.game_id"""
 
 
 def write(game_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple[int, str]]:
     """The notation of each game of ``game_ids`` now, with its version: what an entry
-    holds. The text names the deal: only for games the public log holds."""
+    holds, its players named by their pseudonyms (an account's closure changes no entry).
+    The text names the deal: only for games the public log holds."""
     ids = list(game_ids)
     if not ids:
         return {}
     rows = (
         Event.objects.filter(game_id__in=ids)
-        .select_related("actor")
+        .select_related("actor__account")
         .order_by("game_id", "seq")
         .iterator(chunk_size=4000)
     )
     written = {}
-    for transcript in stored.transcripts(rows):
+    for transcript in stored.transcripts(rows, pseudonymous=True):
         assert transcript.game_id is not None
         written[transcript.game_id] = (len(transcript.entries), notation.write(transcript))
     return written

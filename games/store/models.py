@@ -183,6 +183,43 @@ class Player(models.Model):
         return f"player {self.user_id}{' (banned)' if self.banned else ''}"
 
 
+class Account(models.Model):
+    """What an account is beyond Django's user row: the pseudonym that names it in the
+    public record, whether it is a guest, and whether it was closed.
+
+    Every user has one: a trigger on ``auth_user`` makes it with a fresh pseudonym, whatever
+    makes the user (the API, ``createsuperuser``, SQL; the ``0020`` migration). The public
+    log and the exports name players only by ``pseudonym``, which never changes; the name
+    shown on pages is the username, which a closure replaces with the pseudonym
+    (docs/architecture.md#names-and-the-public-record).
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="account"
+    )
+    #: ``p-`` and 16 hex digits, random: the name in the public log and the exports.
+    pseudonym = models.CharField(max_length=24, unique=True)
+    #: A visitor playing with no account yet (docs/api.md#guests): never rated, never on a
+    #: board, expired when idle.
+    guest = models.BooleanField(default=False)
+    #: When the account was closed (or the guest expired): its name is gone, its games stay.
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "games_account"
+        indexes = [
+            # The accounts that closed (not guests that expired): few, read by every board.
+            models.Index(
+                fields=["user"],
+                condition=Q(closed_at__isnull=False, guest=False),
+                name="account_closed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"account {self.user_id} ({self.pseudonym})"
+
+
 class PlayerAccount(User):
     """A user account seen as a player, for the moderators' admin pages (a proxy: no table
     of its own; the moderation state lives in :class:`Player`)."""
@@ -296,6 +333,9 @@ class ApiKey(models.Model):
     digest = models.CharField(max_length=64, unique=True)
     #: The key's first characters, so that its owner can tell their keys apart.
     prefix = models.CharField(max_length=8)
+    #: What the key is for: given at sign-in, else the client that signed in ("Firefox on
+    #: Linux", "python-httpx"), so that its owner knows which to revoke.
+    name = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField()
     last_used_at = models.DateTimeField()
     #: Where it was last used from: the client address and User-Agent (truncated).

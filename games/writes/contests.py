@@ -24,6 +24,7 @@ from games.live import publish
 from games.store import streams
 from games.store.models import Game
 from games.store.summary import GameSummary
+from games.writes import accounts
 from games.writes.services import Written, _start_game, check_not_banned
 
 
@@ -39,8 +40,10 @@ def race_create(
     title: str = "",
 ) -> Contest:
     """A race starting ``countdown`` from now or at ``starts_at`` (one of them), lasting
-    ``time_limit``; the creator is its first racer. A banned player cannot make one."""
+    ``time_limit``; the creator is its first racer. A banned player cannot make one, nor a
+    guest."""
     check_not_banned(creator)
+    accounts.check_not_guest(creator)
     start = starts_at if starts_at is not None else clock.now() + (countdown or dt.timedelta())
     return contests.race_create(
         creator=creator,
@@ -55,8 +58,9 @@ def race_create(
 
 def race_join(*, race: Contest, player: User) -> tuple[Entrant, bool]:
     """Join ``race`` before its start (``race_started`` after); the entry and whether it is
-    new. Watchers hear of a new racer."""
+    new. Watchers hear of a new racer. A guest cannot join."""
     check_not_banned(player)
+    accounts.check_not_guest(player)
     entry, made = contests.race_join(race, player)
     if made:
         publish.contest_after_commit(race.id)
@@ -100,6 +104,7 @@ def arena_play(*, arena: Contest, player: User) -> tuple[Written, bool]:
     if phase == contests.FINISHED:
         raise ContestClosed()
     check_not_banned(player)
+    accounts.check_not_guest(player)
     games = _games_of(arena, player)
     if games and not games[-1].summary.finished:
         return games[-1], False

@@ -44,6 +44,7 @@ from games.puzzles.models import (
 )
 from games.ratings import parameters
 from games.reads import solver_work
+from games.writes.accounts import check_not_guest
 from games.writes.services import check_not_banned
 
 Mode = PuzzleAttempt.Mode
@@ -73,8 +74,10 @@ _ATTEMPTS = 5
 
 def puzzle_next(*, player: User) -> PuzzleAttempt:
     """The player's rated puzzle: the one they are playing, else a new one they have never
-    seen, rated nearest their puzzle rating (:class:`NoPuzzle` when none is left)."""
+    seen, rated nearest their puzzle rating (:class:`NoPuzzle` when none is left). A guest
+    is never rated (:class:`AccountRequired`): Streak is theirs."""
     check_not_banned(player)
+    check_not_guest(player)
     for _ in range(_ATTEMPTS):
         running = _playing(player, Mode.RATED)
         if running is not None:
@@ -103,7 +106,9 @@ def _playing(player: User, mode: str) -> PuzzleAttempt | None:
 def puzzle_daily(*, player: User, date: dt.date) -> PuzzleAttempt:
     """The player's attempt at the puzzle of ``date`` (today: the API passes it), made now
     if they have none; one they made before in any mode is theirs already (it is never
-    dealt twice). :class:`PuzzleDayNotReady` before the day's puzzle is chosen."""
+    dealt twice). :class:`PuzzleDayNotReady` before the day's puzzle is chosen; a guest,
+    who is never rated, :class:`AccountRequired`."""
+    check_not_guest(player)
     day = PuzzleDay.objects.filter(date=date).first()
     if day is None:
         raise PuzzleDayNotReady()

@@ -6,7 +6,8 @@ the configured rotation for this period and the next, seal the races whose start
 come, end the rated daily games left unfinished when their day closed (an abandonment,
 ``services.abandon_closed_days``), enter the games of the days and contests that are over
 into the public log, write the notation of the log's new entries
-(``games.writes.public_log``), and choose today's puzzle (``games.writes.puzzles``). Each step is
+(``games.writes.public_log``), choose today's puzzle (``games.writes.puzzles``), and close
+the guests left idle (``accounts.guests_expire``). Each step is
 idempotent and safe on several workers at once, so a late or repeated run changes nothing
 more. Reads never do any of it: a day not prepared yet is a 503
 ``challenge_not_ready``, a rotation's arena appears once the job made it.
@@ -22,14 +23,15 @@ from django.conf import settings
 
 from games.dailies import contests, preparer
 from games.dailies.models import Contest
-from games.writes import public_log, puzzles, services
+from games.writes import accounts, public_log, puzzles, services
 
 
 @dataclass(frozen=True, slots=True)
 class Scheduled:
     """What one run did: the days prepared, the rotation's arenas (made or found), the races
     sealed, the abandoned daily games ended, what entered the public log and how many of its
-    entries got their notation, and the days whose puzzle was chosen."""
+    entries got their notation, the days whose puzzle was chosen, and the idle guests closed
+    or deleted."""
 
     days: list[dt.date]
     arenas: list[Contest]
@@ -38,6 +40,7 @@ class Scheduled:
     published: public_log.Sealed
     written: int
     puzzle_days: list[dt.date]
+    guests: accounts.Expired
 
 
 def schedule_run() -> Scheduled:
@@ -49,4 +52,5 @@ def schedule_run() -> Scheduled:
     published = public_log.public_log_seal()
     written = public_log.public_log_write()
     puzzle_days = puzzles.puzzle_days_prepare()
-    return Scheduled(days, arenas, sealed, abandoned, published, written, puzzle_days)
+    guests = accounts.guests_expire()
+    return Scheduled(days, arenas, sealed, abandoned, published, written, puzzle_days, guests)

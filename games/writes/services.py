@@ -57,6 +57,7 @@ from games.store import append as store
 from games.store import events, streams
 from games.store.models import Event, Game, PublicLogEntry
 from games.store.summary import GameSummary
+from games.writes import accounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +110,13 @@ def game_create(
     left, :class:`WinnableWithDeal` with a seed or a deal). ``rated``: a rated game of
     such a deal, the one whose rating is nearest the owner's (:class:`RatedWithDeal` with
     a seed or a deal, :class:`RatedWithoutPool` for a ruleset without a pool;
-    docs/ratings.md). A banned player cannot start one (:class:`Banned`).
+    docs/ratings.md). A banned player cannot start one (:class:`Banned`), nor a guest a
+    rated one (:class:`AccountRequired`).
     """
     check_not_banned(owner)
     ruleset = engine.RULESETS[rules]
     if rated:
+        accounts.check_not_guest(owner)
         if seed is not None or deal is not None:
             raise RatedWithDeal()
         if ruleset.name not in settings.POOL_RULES:
@@ -235,9 +238,10 @@ def challenge_join(*, date: dt.date, player: User) -> tuple[Written, bool]:
 
     One game per player per day: joining again returns the same game. Only while the day
     is open (:class:`ChallengeClosed`); a day that has not begun does not exist. A banned
-    player cannot join (:class:`Banned`).
+    player cannot join (:class:`Banned`), nor a guest (:class:`AccountRequired`).
     """
     check_not_banned(player)
+    accounts.check_not_guest(player)
     challenge = challenges.challenge_get(date)
     if not challenges.is_open(challenge.date):
         raise ChallengeClosed()

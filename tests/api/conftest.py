@@ -139,12 +139,18 @@ class Api:
         return self.check(self.client.delete(path, headers=self.headers(headers)))
 
     def check(self, response: Any) -> Any:
+        empty = False
         if getattr(response, "is_async", False):  # a stream: read it whole, then check it
             chunks = async_to_sync(_collect)(response.streaming_content)
             response.streaming_content = iter(chunks)
+            # An empty download (one's data with no game) is a whole answer, which the
+            # validator takes for a missing body.
+            empty = not any(chunks) and not response.get("Content-Type", "").startswith(
+                "application/json"
+            )
         assert response.status_code != 500, response.content if not response.streaming else ""
         operation = operation_of(self.openapi, response)
-        if operation is not None:
+        if operation is not None and not empty:
             self.openapi.validate_response(
                 _RequestWithoutBody(response.wsgi_request), DjangoOpenAPIResponse(response)
             )

@@ -13,15 +13,18 @@ import json
 
 import psycopg
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
 from django.db import OperationalError, connection
+from django.utils.http import urlsafe_base64_encode
 from openapi_core.exceptions import OpenAPIError
 
 from games import clock
 from games.dailies import challenges as dailies
 from games.dailies import contests
 from games.dailies.models import DailyChallenge
+from games.writes import accounts, mail, services
 from games.writes import puzzles as puzzle_writes
-from games.writes import services
 from tests.puzzle_helpers import make_puzzle
 
 pytestmark = pytest.mark.django_db
@@ -35,6 +38,15 @@ OPERATIONS = {
     ("/api/v1/auth/keys", "get"): ("key_list", 200),
     ("/api/v1/auth/keys/{key_id}", "delete"): ("key_revoke", 204),
     ("/api/v1/auth/ws-ticket", "post"): ("ws_ticket_create", 201),
+    ("/api/v1/auth/guest", "post"): ("guest_play", 201),
+    ("/api/v1/auth/keys", "delete"): ("key_revoke_all", 204),
+    ("/api/v1/auth/email", "post"): ("email_set", 202),
+    ("/api/v1/auth/email", "delete"): ("email_remove", 204),
+    ("/api/v1/auth/email/verify", "post"): ("email_verify", 200),
+    ("/api/v1/auth/password/reset", "post"): ("password_reset", 202),
+    ("/api/v1/auth/password/reset/confirm", "post"): ("password_reset_confirm", 200),
+    ("/api/v1/auth/data", "get"): ("account_data", 200),
+    ("/api/v1/auth/close", "post"): ("account_close", 204),
     ("/api/v1/players/{username}", "get"): ("player_get", 200),
     ("/api/v1/players/{username}/ratings", "get"): ("player_ratings", 200),
     ("/api/v1/players/{username}/ratings/{rules}", "get"): ("player_rating", 200),
@@ -268,6 +280,27 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     assert anyone.get("/api/v1/puzzles/exports").json()["results"][0]["puzzles"] == 0
     anyone.get("/api/v1/puzzles/exports/2026-11.puzzles.csv.gz")
     anyone.get("/api/v1/puzzles/exports/2026-11.puzzles.csv.gz.sha256")
+    player.get("/api/v1/auth/data")
+    player.get("/api/v1/auth/data?format=ndjson")
+    anyone.post("/api/v1/auth/guest")
+    player.post("/api/v1/auth/email", {"email": "alice@example.com"})
+    token = mail.verify_token(user_id=alice[0].pk, email="alice@example.com", current="")
+    anyone.post("/api/v1/auth/email/verify", {"token": token})
+    anyone.post("/api/v1/auth/password/reset", {"email": "alice@example.com"})
+    player.delete("/api/v1/auth/email")
+    dave = get_user_model().objects.create_user("dave", password="pw-dave-123")
+    link = {
+        "uid": urlsafe_base64_encode(str(dave.pk).encode()),
+        "token": default_token_generator.make_token(dave),
+    }
+    anyone.post("/api/v1/auth/password/reset/confirm", {**link, "new_password": "x7-Harbour-q"})
+    api.as_user(bob[1]).delete("/api/v1/auth/keys")
+    erin = api.as_user(
+        accounts.key_issue(
+            user=get_user_model().objects.create_user("erin", password="pw-erin-123")
+        )
+    )
+    erin.post("/api/v1/auth/close", {"password": "pw-erin-123"})
 
     successes = {(path, method, status) for path, method, status in api.validated}
     assert {(*key, status) for key, (_, status) in OPERATIONS.items()} <= successes

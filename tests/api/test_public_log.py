@@ -97,9 +97,12 @@ def test_both_formats_give_the_stored_game_whole(api, alice) -> None:
     ]
     (as_json,) = api.get("/api/v1/log?format=json").json()["results"]
     assert as_json["cursor"] == entry["cursor"] and as_json["game"] == game_id
+    # The public record names its players by their pseudonyms, never by username.
+    pseudonym = alice[0].account.pseudonym
     assert [(e["seq"], e["type"], e["data"], e["by"], e["at"]) for e in as_json["events"]] == [
-        (e.seq, e.type, e.data, "alice", presenters.timestamp(e.at)) for e in stored
+        (e.seq, e.type, e.data, pseudonym, presenters.timestamp(e.at)) for e in stored
     ]
+    assert read.player == pseudonym and "alice" not in entry["notation"]
     assert as_json["events"][0]["data"]["deal"] is not None  # everyone's now: whole
     public_log.public_log_write()  # the stored text is what was written on the fly
     assert api.get("/api/v1/log").json()["results"][0] == entry

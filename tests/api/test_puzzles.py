@@ -237,3 +237,17 @@ def test_the_dashboard_shows_the_themes_failed_most_first(api, as_alice, alice):
     themes = api.in_language("it").get("/api/v1/puzzles/themes").json()["results"]
     assert [t["id"] for t in themes] == list(found.THEMES)
     assert next(t for t in themes if t["id"] == "only_move")["name"] != "Only move"
+
+
+def test_a_guest_plays_streak_but_is_never_rated(api):
+    for name in ("open_two_ways", "hidden_only_move"):  # one for the day, one for Streak
+        make_puzzle(name)
+    assert writing.puzzle_days_prepare(clock.now().date()) == [clock.now().date()]
+    token = api.post("/api/v1/auth/guest").json()["token"]
+    guest = api.as_user(token)
+
+    refusals = [guest.post("/api/v1/puzzles/next"), guest.post("/api/v1/puzzles/daily")]
+
+    assert [(r.status_code, r.json()["code"]) for r in refusals] == [(403, "account_required")] * 2
+    play = guest.post("/api/v1/puzzles/streak")
+    assert play.status_code == 200 and not play.json()["attempt"]["rated"]

@@ -257,3 +257,41 @@ def test_a_ticket_of_a_deactivated_account_opens_nothing(api, alice):
 
     assert accounts.ws_ticket_take(ticket=ticket) is None
     assert api.post("/api/v1/auth/ws-ticket").status_code == 401  # and no ticket anonymously
+
+
+def test_signing_out_everywhere_ends_every_key_ticket_and_session(api, alice, bob):
+    other = sign_in(api, "alice")
+    ticket = accounts.ws_ticket_issue(user=alice[0], key_id=None)
+    api.client.force_login(alice[0])
+
+    response = api.as_user(other).delete("/api/v1/auth/keys")
+
+    assert response.status_code == 204
+    assert refused(api, alice[1]) and refused(api, other)
+    assert accounts.ws_ticket_take(ticket=ticket) is None
+    assert api.get("/api/v1/auth/me").status_code == 401  # the session cookie too
+    assert not refused(api, bob[1])  # nobody else's
+    signed_in = sign_in(api, "alice")  # the password still opens the account
+    assert not refused(api, signed_in)
+
+
+def test_a_key_is_named_after_its_client_unless_its_sign_in_names_it(api, alice):
+    firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+    edge = (
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+        " Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0"
+    )
+    sign_in(api, "alice", agent=firefox)
+    sign_in(api, "alice", agent=edge)
+    sign_in(api, "alice", agent="python-httpx/0.28.1")
+    sign_in(api, "alice", agent="")
+    named = api.post(
+        "/api/v1/auth/token",
+        {"username": "alice", "password": "pw-alice-123", "name": "  my solver bot  "},
+    )
+    assert named.status_code == 200
+
+    keys = api.as_user(named.json()["token"]).get("/api/v1/auth/keys").json()["results"]
+    assert sorted(key["name"] for key in keys[:5]) == sorted(
+        ["Firefox (Linux)", "Edge (Windows)", "python-httpx", "API key", "my solver bot"]
+    )

@@ -148,13 +148,15 @@ def test_race_feed_frames_match_the_document(server, document, django_user_model
 
 
 def test_arena_feed_frames_match_the_document(server, document, django_user_model) -> None:
+    alice = player(django_user_model, "alice")  # first: hashing a password takes a while
+    # The socket must be open before the arena starts, or no start frame comes: a few
+    # seconds of margin, for a loaded machine.
     now = clock.now()
     arena = contests.arena_schedule(
         rules="classic",
-        starts_at=now + dt.timedelta(seconds=1.5),
-        ends_at=now + dt.timedelta(seconds=12),
+        starts_at=now + dt.timedelta(seconds=4),
+        ends_at=now + dt.timedelta(seconds=16),
     )
-    alice = player(django_user_model, "alice")
     frames = Frames(document, "arena")
     with connect(f"{server.ws}/ws/arenas/{arena.id}/", open_timeout=10) as ws:
         frames.until(ws, "arena")

@@ -4,8 +4,9 @@ On the same deals of every ruleset both cores must give the same verdict, the sa
 and the same node count (``Solution`` equality), and every won line must replay to a won
 state through ``apply``; so must their searches one by one (safe joins off, probes with
 their random order, a search resumed with a larger budget) and on positions reached by
-random play. The quick run uses a few deals a ruleset; ``SOLVER_DIFFERENTIAL_DEALS=2000``
-runs that many (docs/architecture.md, "The native core", quotes such a run).
+random play. The suite compares them on a sample: a few deals a ruleset, each kind of
+search; ``bench/solver_differential.py`` compares them on thousands of deals
+(docs/architecture.md, "The native core", quotes such a run).
 
 Where the extension is not built these tests are skipped, unless a C compiler is there:
 then the build should have made it, and its absence fails them.
@@ -17,7 +18,6 @@ import os
 import random
 import shutil
 import sysconfig
-import time
 
 import pytest
 
@@ -41,18 +41,14 @@ if not native.AVAILABLE:
         )
     pytest.skip("the native solver core is not built (no C compiler)", allow_module_level=True)
 
-#: Deals per ruleset: a quick subset by default, more in the slow mode.
-DEALS = int(os.environ.get("SOLVER_DIFFERENTIAL_DEALS", "0")) or None
+#: Deals per ruleset: fewer where the Python core takes longest.
 QUICK = {"double": 12, "easy": 12, "wasp": 12, "scorpion2": 20}
 #: Past PROBE_NODES (1,000), so that the probes of easy and double run too.
 BUDGET = 3000
-#: The slow mode runs for minutes a ruleset (double's 2,000 deals some 18), past the
-#: suite's timeout of 300 s, so it runs without one.
-pytestmark = [pytest.mark.timeout(0)] if DEALS else []
 
 
 def deals(name: str) -> range:
-    return range(DEALS or QUICK.get(name, 30))
+    return range(QUICK.get(name, 30))
 
 
 def replays_to_a_win(state: State, solution: Solution) -> bool:
@@ -65,21 +61,13 @@ def replays_to_a_win(state: State, solution: Solution) -> bool:
 def test_both_cores_solve_every_deal_alike(name: str) -> None:
     rules = RULESETS[name]
     verdicts = {"won": 0, "lost": 0, "unknown": 0}
-    seconds = {"python": 0.0, "native": 0.0}
     for seed in deals(name):
         state = new_game(rules, seeded_deal(rules, seed))
-        answers = {}
-        for core in ("python", "native"):
-            started = time.perf_counter()
-            answers[core] = solve(rules, state, BUDGET, core=core)
-            seconds[core] += time.perf_counter() - started
-        assert answers["native"] == answers["python"], (name, seed)
-        solution = answers["native"]
-        verdicts[solution.verdict] += 1
-        if solution.verdict == "won":
-            assert replays_to_a_win(state, solution), (name, seed)
-    # What a slow run reports (pytest -s shows it).
-    print(f"\n{name}: {len(deals(name))} deals, all agree; {verdicts}; {seconds}")
+        python = solve(rules, state, BUDGET, core="python")
+        assert solve(rules, state, BUDGET, core="native") == python, (name, seed)
+        verdicts[python.verdict] += 1
+        if python.verdict == "won":
+            assert replays_to_a_win(state, python), (name, seed)
     assert verdicts["won"] + verdicts["lost"] > 0
 
 

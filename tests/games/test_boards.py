@@ -365,3 +365,26 @@ def test_pages_rank_like_the_definition(django_user_model, metric, limit) -> Non
         own = ranking.own(chosen, "classic", "all", player)
         assert own is not None and own.rank == rank
     assert ranking.own(chosen, "classic", "all", users[3].pk) is None
+
+
+def test_a_guest_has_results_and_no_entries_until_it_signs_up(alice) -> None:
+    from games.store.models import Account
+    from games.writes import accounts
+
+    guest, _, _ = accounts.guest_play(cookie=None)
+    win(guest, SAT)
+    resign(guest, MON)
+    win(alice, MON)
+    assert BoardResult.objects.filter(player=guest).count() == 2
+    assert not BoardEntry.objects.filter(player=guest).exists()
+    live = entries()
+    call_command("rebuild_projections", verbosity=0)
+    assert entries() == live  # the rebuild leaves the guest off too
+
+    accounts.guest_register(guest=guest, username="newcomer", password="x7-lantern-Q")
+    assert not Account.objects.get(user=guest).guest
+    assert entry(guest, "classic", "all")["wins"] == 1
+    assert entry(guest, "classic", "all")["streak"] == 1
+    live = entries()
+    call_command("rebuild_projections", verbosity=0)
+    assert entries() == live  # and the rebuild lists the account it became

@@ -18,9 +18,9 @@ def test_every_queue_but_the_excluded_ones(monkeypatch) -> None:
     call_command("worker", "--queues", "solver", "--concurrency", "2")
     call_command("worker")
 
-    assert jobs.QUEUES == ("schedule", "solver")
+    assert jobs.QUEUES == ("schedule", "solver", "mail")
     assert ran == [
-        ("procrastinate", "worker", "--concurrency", "1", "--queues", "schedule"),
+        ("procrastinate", "worker", "--concurrency", "1", "--queues", "mail,schedule"),
         ("procrastinate", "worker", "--concurrency", "2", "--queues", "solver"),
         ("procrastinate", "worker", "--concurrency", "1"),
     ]

@@ -8,6 +8,8 @@ import { getLang } from "./i18n.js";
 const BASE = "/api/v1";
 const TOKEN = "scorpion.token";
 const USERNAME = "scorpion.username";
+/** Set while the session is a guest's (a visitor playing with no account yet). */
+const GUEST = "scorpion.guest";
 
 /** An error answer of the API: its HTTP status, stable `code`, localised `detail`. */
 export class ApiError extends Error {
@@ -25,31 +27,44 @@ export class NetworkError extends Error {}
 
 const listeners = new Set();
 
-/** The signed-in player: {username, token}, or null. */
+/** The signed-in player: {username, token, guest}, or null. */
 export function session() {
   const token = localStorage.getItem(TOKEN);
   const username = localStorage.getItem(USERNAME);
-  return token && username ? { token, username } : null;
+  return token && username ? { token, username, guest: localStorage.getItem(GUEST) === "1" } : null;
 }
 
+/** `listener(session, why)` on every sign-in and sign-out; `why` is "stale" when the
+ *  server no longer knew the key (revoked, expired), so the page shown is redrawn signed
+ *  out. */
 export function onSessionChange(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-function setSession(username, token) {
+function setSession(username, token, { guest = false, why = null } = {}) {
   if (token) {
     localStorage.setItem(TOKEN, token);
     localStorage.setItem(USERNAME, username);
+    if (guest) localStorage.setItem(GUEST, "1");
+    else localStorage.removeItem(GUEST);
   } else {
     localStorage.removeItem(TOKEN);
     localStorage.removeItem(USERNAME);
+    localStorage.removeItem(GUEST);
   }
-  for (const listener of listeners) listener(session());
+  for (const listener of listeners) listener(session(), why);
 }
 
-/** One request. Throws ApiError for an error answer, NetworkError when none came. */
-export async function request(path, { method = "GET", body, headers = {}, signal } = {}) {
+/** A key the server no longer knows was sent: it is forgotten, and the request asked
+ *  again without it (whatever it was, a signed-out visitor sees the page, never an error). */
+class StaleKey extends Error {}
+
+/**
+ * One request. Throws ApiError for an error answer, NetworkError when none came.
+ * `credentials: "same-origin"` sends the cookies too (only the guest's, scoped to /auth/).
+ */
+export async function request(path, { method = "GET", body, headers = {}, signal, credentials = "omit" } = {}) {
   const sent = { Accept: "application/json", "Accept-Language": getLang(), ...headers };
   const current = session();
   if (current) sent.Authorization = `Token ${current.token}`;
@@ -61,18 +76,23 @@ export async function request(path, { method = "GET", body, headers = {}, signal
       headers: sent,
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
-      credentials: "omit", // the token is the only credential this client uses
+      credentials, // the token is the only credential this client uses
       cache: "no-store",
     });
   } catch (error) {
     if (error.name === "AbortError") throw error;
     throw new NetworkError(error.message);
   }
-  return read(response, current);
+  try {
+    return await read(response, current);
+  } catch (error) {
+    if (!(error instanceof StaleKey)) throw error;
+    return request(path, { method, body, headers, signal, credentials });
+  }
 }
 
 /** The answer `response`, sent with the session `current`: `{data, response}`, or an
- *  ApiError thrown. */
+ *  ApiError thrown (StaleKey for a key the server no longer knows, once forgotten). */
 async function read(response, current) {
   if (response.status === 304) return { data: null, response }; // the caller's copy stands
   const text = await response.text();
@@ -85,9 +105,11 @@ async function read(response, current) {
   if (!response.ok) {
     const error = new ApiError(response.status, data);
     error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
-    // A token the server no longer knows: forget it, so the next page asks to sign in.
+    // A key the server no longer knows (revoked, expired, its account closed): forget it
+    // and say so, so that the page is shown signed out; the caller asks again without it.
     if (response.status === 401 && current && error.code === "authentication_failed") {
-      setSession(null, null);
+      if (session()?.token === current.token) setSession(null, null, { why: "stale" });
+      throw new StaleKey();
     }
     throw error;
   }
@@ -119,11 +141,18 @@ export async function get(path, options) {
   if (loading) {
     let response;
     try {
-      response = await loading;
+      response = await loading.response;
     } catch (error) {
       throw new NetworkError(error.message);
     }
-    return (await read(response, session())).data;
+    try {
+      // Read as sent: with the token boot.js found then (another answer may have found
+      // it stale and forgotten it since).
+      return (await read(response, loading.token ? { token: loading.token } : null)).data;
+    } catch (error) {
+      if (!(error instanceof StaleKey)) throw error;
+      return (await request(path)).data;
+    }
   }
   const early = !options && prefetched.get(path);
   if (early) prefetched.delete(path);
@@ -149,9 +178,18 @@ export async function post(path, body, options = {}) {
 
 // --- accounts ----------------------------------------------------------------------------
 
+/** Create an account. A guest's cookie goes along: the guest becomes the account, its
+ *  games with it. */
 export async function signUp(username, password) {
-  const data = await post("/auth/register", { username, password });
+  const data = (await request("/auth/register", { method: "POST", body: { username, password }, credentials: "same-origin" })).data;
   setSession(data.username, data.token);
+  return data;
+}
+
+/** Play at once with no account: the guest the cookie names, or a new one. */
+export async function playAsGuest() {
+  const data = (await request("/auth/guest", { method: "POST", credentials: "same-origin" })).data;
+  setSession(data.username, data.token, { guest: true });
   return data;
 }
 
@@ -172,6 +210,41 @@ export async function signOut() {
     }
   }
   setSession(null, null);
+}
+
+/** Sign out everywhere: every key of the account ends, this one too. */
+export async function signOutEverywhere() {
+  await request("/auth/keys", { method: "DELETE" });
+  setSession(null, null);
+}
+
+/** Change the password: every key ends, and the new one answered is kept. */
+export async function changePassword(password, newPassword) {
+  const data = await post("/auth/password", { password, new_password: newPassword });
+  setSession(session().username, data.token);
+  return data;
+}
+
+/** Set a new password with a reset link's uid and token: signed in with the key answered. */
+export async function resetPassword(uid, token, newPassword) {
+  const data = await post("/auth/password/reset/confirm", { uid, token, new_password: newPassword });
+  setSession(data.username, data.token);
+  return data;
+}
+
+/** Close the account: its key ends with it, so it is forgotten here. */
+export async function closeAccount(password) {
+  await post("/auth/close", { password });
+  setSession(null, null);
+}
+
+export const me = () => get("/auth/me");
+export const keys = () => get("/auth/keys");
+export const del = (path) => request(path, { method: "DELETE" });
+
+/** One's own data as a Blob: every game in the notation (`scorpion`) or as NDJSON. */
+export async function myData(format) {
+  return blob(`/auth/data?format=${encodeURIComponent(format)}`, "*/*");
 }
 
 /** A single-use ticket that authenticates one WebSocket for a few seconds. */
@@ -226,16 +299,27 @@ export const hint = (id) => post(`/games/${encodeURIComponent(id)}/hints`);
 /** A game in the notation (docs/notation.md) as a Blob, read with the token as every
  *  request is (so a link could not carry it). */
 export async function notation(id) {
-  const sent = { Accept: "text/x-scorpion", "Accept-Language": getLang() };
+  return blob(`/games/${encodeURIComponent(id)}?format=scorpion`, "text/x-scorpion");
+}
+
+/** A body that is not JSON (a download), read with the token as every request is. */
+async function blob(path, accept) {
+  const sent = { Accept: accept, "Accept-Language": getLang() };
   const current = session();
   if (current) sent.Authorization = `Token ${current.token}`;
   let response;
   try {
-    response = await fetch(`${BASE}/games/${encodeURIComponent(id)}?format=scorpion`, { headers: sent, credentials: "omit", cache: "no-store" });
+    response = await fetch(BASE + path, { headers: sent, credentials: "omit", cache: "no-store" });
   } catch (error) {
     throw new NetworkError(error.message);
   }
-  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
+  if (!response.ok) {
+    const error = new ApiError(response.status, await response.json().catch(() => null));
+    if (response.status === 401 && current && error.code === "authentication_failed" && session()?.token === current.token) {
+      setSession(null, null, { why: "stale" });
+    }
+    throw error;
+  }
   return response.blob();
 }
 export const state = (id, version) => get(`/games/${encodeURIComponent(id)}/states/${version}`);

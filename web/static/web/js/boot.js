@@ -46,11 +46,12 @@ export function dropCarried() {
   carried.clear();
 }
 
-/** The fetch of API `path` started at load, if it is still fresh (taken once), else null. */
+/** The fetch of API `path` started at load, if it is still fresh (taken once), else null:
+ *  `{response, token}`, the token it was sent with (null: none). */
 export function takeEarly(path) {
   const early = started.get(path);
   started.delete(path);
-  return early && performance.now() - early.at < FRESH_MS ? early.response : null;
+  return early && performance.now() - early.at < FRESH_MS ? early : null;
 }
 
 /** Whether API `path` was asked for at load and not yet taken. */
@@ -60,12 +61,13 @@ export function isEarly(path) {
 
 function send(path) {
   const headers = { Accept: "application/json", "Accept-Language": pickLang() };
-  const token = localStorage.getItem("scorpion.token");
-  if (token && localStorage.getItem("scorpion.username")) headers.Authorization = `Token ${token}`;
+  const stored = localStorage.getItem("scorpion.token");
+  const token = stored && localStorage.getItem("scorpion.username") ? stored : null;
+  if (token) headers.Authorization = `Token ${token}`;
   // As api.js asks: the token is the only credential, and answers are never cached.
   const response = fetch(`/api/v1${path}`, { headers, credentials: "omit", cache: "no-store" });
   response.catch(() => {}); // whoever takes it handles a failure
-  started.set(path, { response, at: performance.now() });
+  started.set(path, { response, token, at: performance.now() });
 }
 
 /** Preload the modules the shell names for `way` (a game's page: "play" or "watch"). */

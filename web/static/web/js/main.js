@@ -12,6 +12,8 @@ import { navigate, onNavigate } from "./router.js";
 const ROUTES = [
   [/^\/$/, () => import("./views/lobby.js")],
   [/^\/signin$/, () => import("./views/signin.js")],
+  [/^\/account$/, () => import("./views/account.js")],
+  [/^\/account\/(?<step>reset|verify)$/, () => import("./views/recover.js")],
   [/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, () => import("./views/daily.js")],
   [/^\/archive(?:\/(?<month>\d{4}-\d{2}))?$/, () => import("./views/archive.js")],
   [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js"), ({ id }) => [`/games/${encodeURIComponent(id)}`]],
@@ -90,7 +92,8 @@ function renderHeader() {
         link("/puzzles", t("nav.puzzles"), here.startsWith("/puzzles")),
         link("/leaderboards", t("nav.boards"), here.startsWith("/leaderboards")),
         link("/tv", t("nav.tv"), here === "/tv"),
-        me ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,
+        me && !me.guest ? link(`/players/${encodeURIComponent(me.username)}`, me.username, here === `/players/${encodeURIComponent(me.username)}`) : null,
+        me ? link("/account", me.guest ? t("nav.guest") : t("nav.account"), here === "/account") : null,
       ),
       h(
         "div",
@@ -122,7 +125,8 @@ function prefetchClient() {
 
 prefetchClient();
 onNavigate(route);
-api.onSessionChange(() => renderHeader());
+// A key the server no longer knows shows the page again, signed out, rather than an error.
+api.onSessionChange((_session, why) => (why === "stale" ? route() : renderHeader()));
 onLangChange(() => route());
 
 await loadLang(getLang());

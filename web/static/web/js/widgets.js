@@ -129,6 +129,16 @@ export function poll(fn, ms) {
   };
 }
 
+/** An error answer as a sentence for a form: the reasons of each field it names, else its
+ *  detail; a network failure says so. */
+export function reasonOf(error) {
+  if (error instanceof api.ApiError) {
+    const fields = Object.values(error.body.fields || {}).flat();
+    return fields.length ? fields.join(" ") : error.detail;
+  }
+  return t("error.network");
+}
+
 /** A page-sized explanation of an error answer. */
 export function problem(error, { notFound = t("game.not_found"), title = t("game.unavailable") } = {}) {
   const messages = {

@@ -78,9 +78,15 @@ function renderNewGame(panel, rules, me) {
   );
   const seed = h("input", { id: "seed", name: "seed", inputmode: "numeric", pattern: "[0-9]*", placeholder: t("lobby.seed_placeholder"), autocomplete: "off" });
   const visible = h("input", { id: "public", type: "checkbox", checked: true });
-  const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.signin_to_play") });
-  // A rated game: the player against a certified deal rated near them (docs/ratings.md).
-  const rated = me ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
+  const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.play_now") });
+  // A rated game: the player against a certified deal rated near them (docs/ratings.md);
+  // a guest plays casual games only.
+  const rated = me && !me.guest ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
+  // A visitor plays at once, as a guest (docs/api.md#guests); an account keeps the games.
+  const guestNote = !me || me.guest
+    ? h("p", { class: "muted small guest-note", id: "guest-note" }, t(me ? "lobby.guest_playing" : "lobby.guest_about") + " ",
+        h("a", { href: me ? "/signin?mode=signup&next=/" : "/signin?next=/", text: me ? t("account.guest_signup") : t("nav.signin") }))
+    : null;
   const form = h(
     "form",
     { class: "new-game-form" },
@@ -97,10 +103,10 @@ function renderNewGame(panel, rules, me) {
       h("p", { class: "muted small", text: t("lobby.public_help") }),
     ),
     h("div", { class: "start-row" }, start, rated),
+    guestNote,
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    if (!me) return navigate("/signin?next=/");
     const body = { rules: chosen, public: visible.checked };
     if (event.submitter === rated) body.rated = true; // always a certified deal of the server's choice
     // A chosen seed is that deal; otherwise a certified one when asked for.
@@ -111,6 +117,7 @@ function renderNewGame(panel, rules, me) {
     try {
       // A new rated game resigns an unfinished one of the ruleset (a loss): ask first.
       if (body.rated && !(await mayAbandonRated(me, chosen))) return;
+      if (!api.session()) await api.playAsGuest();
       const game = await api.post("/games", body);
       navigate(`/games/${game.id}`);
     } catch (error) {

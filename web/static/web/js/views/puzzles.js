@@ -28,11 +28,12 @@ export function mount(root, { mode = "training" }) {
   const body = h("div", { class: "puzzle-body" }, h("p", { class: "muted loading", text: t("loading") }));
   const page = h("div", { class: "puzzles" }, tabs(mode), body);
   root.append(page);
-  if (!me && mode !== "daily") {
+  // A guest is never rated (docs/api.md#guests): Streak is theirs, the rest needs an account.
+  if ((!me && mode !== "daily") || (me && me.guest && (mode === "training" || mode === "dashboard"))) {
     replace(body, h("div", { class: "panel narrow" },
       h("h1", { text: t("puzzle.title") }),
-      h("p", { text: t("puzzle.about") }),
-      h("a", { href: `/signin?next=${encodeURIComponent(location.pathname)}`, class: "btn btn-primary", id: "signin-link-puzzles", text: t("nav.signin") }),
+      h("p", { text: t(me ? "puzzle.guest_about" : "puzzle.about") }),
+      signIn(location.pathname, me, "signin-link-puzzles"),
     ));
     return () => stops.forEach((stop) => stop());
   }
@@ -50,7 +51,8 @@ function tabs(mode) {
 async function deal(mode) {
   if (mode === "daily") {
     const day = await api.get("/puzzles/daily");
-    if (!api.session()) return { attempt: null, day };
+    const me = api.session();
+    if (!me || me.guest) return { attempt: null, day };
     return { attempt: day.attempt || (await api.post("/puzzles/daily")), day };
   }
   if (mode === "streak") {
@@ -211,8 +213,14 @@ function showDay(body, day) {
   replace(body, h("div", { class: "panel narrow" },
     h("h1", { text: t("puzzle.heading_daily") }),
     h("p", { text: t("puzzle.day_about", { date: day.date, plays: day.plays }) }),
-    h("a", { href: `/signin?next=${encodeURIComponent("/puzzles/daily")}`, class: "btn btn-primary", text: t("nav.signin") }),
+    signIn("/puzzles/daily", api.session()),
   ));
+}
+
+/** The way to an account: signing in for a visitor, signing up for a guest. */
+function signIn(next, me, id) {
+  const href = `/signin?${me ? "mode=signup&" : ""}next=${encodeURIComponent(next)}`;
+  return h("a", { href, class: "btn btn-primary", id, text: t(me ? "account.guest_signup" : "nav.signin") });
 }
 
 async function dashboard(body, me) {

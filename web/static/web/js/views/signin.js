@@ -4,6 +4,7 @@ import * as api from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { navigate } from "../router.js";
+import { reasonOf } from "../widgets.js";
 
 export const name = "signin";
 
@@ -19,7 +20,10 @@ export function mount(root, _params, query) {
   const submit = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "auth-submit" });
   const title = h("h1", {});
   const hint = h("p", { class: "muted small" });
+  const forgot = h("p", { class: "small forgot" }, h("a", { href: "/account/reset", id: "forgot-link", text: t("auth.forgot") }));
   const tabs = h("div", { class: "tabs", role: "tablist" });
+  // A guest signing up keeps its games: the guest becomes the account.
+  const guest = h("p", { class: "muted small", id: "guest-keeps", text: t("auth.guest_keeps") });
   const form = h(
     "form",
     { class: "auth-form", novalidate: true },
@@ -28,8 +32,10 @@ export function mount(root, _params, query) {
     h("label", { for: "password", text: t("auth.password") }),
     password,
     hint,
+    guest,
     error,
     submit,
+    forgot,
   );
 
   function show() {
@@ -38,6 +44,8 @@ export function mount(root, _params, query) {
     submit.textContent = mode === "signup" ? t("auth.signup") : t("auth.signin");
     password.autocomplete = mode === "signup" ? "new-password" : "current-password";
     hint.textContent = mode === "signup" ? t("auth.password_rules") : "";
+    forgot.hidden = mode === "signup";
+    guest.hidden = !(mode === "signup" && api.session()?.guest);
     tabs.replaceChildren(
       ...["signin", "signup"].map((m) =>
         h("button", {
@@ -71,7 +79,7 @@ export function mount(root, _params, query) {
       localStorage.setItem(RETURNING, "1");
       navigate(next, { replace: true });
     } catch (err) {
-      error.textContent = describe(err);
+      error.textContent = reasonOf(err);
     } finally {
       submit.disabled = false;
     }
@@ -82,14 +90,6 @@ export function mount(root, _params, query) {
   username.focus();
 }
 
-/** The server's message, with each field's reasons when it names fields. */
-function describe(err) {
-  if (err instanceof api.ApiError) {
-    const fields = Object.values(err.body.fields || {}).flat();
-    return fields.length ? fields.join(" ") : err.detail;
-  }
-  return t("error.network");
-}
 
 /** Only a path of this site, never another site's address. */
 function safeNext(next) {

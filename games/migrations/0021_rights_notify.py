@@ -101,7 +101,7 @@ DROP FUNCTION IF EXISTS games_rights_account();
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0019_puzzles"),
+        ("games", "0020_accounts"),
         ("auth", "0012_alter_user_first_name_max_length"),
         ("sessions", "0001_initial"),
     ]
