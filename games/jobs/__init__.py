@@ -15,15 +15,19 @@ as many as it likes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 import uuid
 
 from django.conf import settings
 from django.db import close_old_connections
-from procrastinate import JobContext, builtin_tasks
+from procrastinate import JobContext, RetryStrategy, builtin_tasks
 from procrastinate.contrib.django import app
+from procrastinate.exceptions import AlreadyEnqueued
 
 from games import pools
+from games.engine.solver import limits
 from games.errors import GameNotFinished, GameNotFound
 from games.writes import mail
 from games.writes.analysis import analysis_compute
@@ -88,18 +92,63 @@ async def tidy(context: JobContext, timestamp: int) -> None:
 
 @app.periodic(cron="* * * * *", periodic_id="pools-every-minute")
 @app.task(name="fill_pools", queue=SOLVER_QUEUE, lock="fill_pools", queueing_lock="fill_pools")
-def fill_pools(timestamp: int) -> None:
-    """Top up every winnable pool of ``POOL_RULES`` to ``POOL_TARGET`` fresh deals, at most
-    ``POOL_FILL_CANDIDATES`` candidates and an equal share of ``POOL_FILL_SECONDS`` per
-    ruleset a run (the next run goes on), so that a run ends soon, and a worker stops
-    soon when asked to."""
+def fill_pools(timestamp: int | None = None) -> None:
+    """Certify deals into the winnable pools of ``POOL_RULES``, breadth first (the emptiest
+    pool next, ``games.pools.fill_breadth_first``), for at most ``POOL_FILL_SECONDS``: the
+    searches end by that deadline, and a worker asked to stop cuts them at once. While a
+    pool is still below ``POOL_TARGET`` the run queues the next one as it ends, so that
+    filling goes on continuously in short bounded runs; the periodic run, every minute,
+    starts the chain again after a pause. Safe to run twice: each candidate's verdict is
+    stored with the pool's cursor, and a search cut short is tried again whole."""
     close_old_connections()
-    share = settings.POOL_FILL_SECONDS / max(1, len(settings.POOL_RULES))
+    deadline = time.monotonic() + settings.POOL_FILL_SECONDS
     try:
-        for rules in settings.POOL_RULES:
-            pools.fill(rules, settings.POOL_TARGET, seconds=share)
+        made = pools.fill_breadth_first(settings.POOL_RULES, settings.POOL_TARGET, deadline)
+        low = any(
+            count < settings.POOL_TARGET
+            for count in pools.fresh_counts(settings.POOL_RULES).values()
+        )
     finally:
         close_old_connections()
+    if any(made.values()):
+        logger.info(
+            "pools: %s certified",
+            ", ".join(f"{count} {rules}" for rules, count in made.items() if count),
+        )
+    if limits.interrupted():
+        return
+    if low:
+        with contextlib.suppress(AlreadyEnqueued):  # a run waits already
+            fill_pools.defer()
+    if any(made.values()) and settings.POOL_FOLLOW_HINTS:
+        with contextlib.suppress(AlreadyEnqueued):
+            follow_pools.defer()
+
+
+@app.periodic(cron="*/5 * * * *", periodic_id="follow-every-five-minutes")
+@app.task(
+    name="follow_pools",
+    queue=SOLVER_QUEUE,
+    lock="follow_pools",
+    queueing_lock="follow_pools",
+    priority=-1,
+)
+def follow_pools(timestamp: int | None = None) -> None:
+    """With ``POOL_FOLLOW_HINTS``, play the hint follower on the certified deals that the
+    pool-fill job left unfollowed (``games.pools.follow_up``), for at most
+    ``POOL_FOLLOW_SECONDS`` a run, after the solver's other work (a lower priority); a
+    run that leaves some queues the next, and a new deal queues one."""
+    if not settings.POOL_FOLLOW_HINTS:
+        return
+    close_old_connections()
+    try:
+        pools.follow_up(time.monotonic() + settings.POOL_FOLLOW_SECONDS)
+        left = pools.CertifiedDeal.objects.filter(followed_at__isnull=True).exists()
+    finally:
+        close_old_connections()
+    if left and not limits.interrupted():
+        with contextlib.suppress(AlreadyEnqueued):
+            follow_pools.defer()
 
 
 @app.task(name=mail.TASK, queue=MAIL_QUEUE, retry=3)
@@ -114,11 +163,17 @@ def account_mail(kind: str, user_id: int, email: str, origin: str, language: str
         close_old_connections()
 
 
-@app.task(name="analyse", queue=SOLVER_QUEUE)
+#: A job cut short by a worker that stops (``games.engine.solver.limits.Interrupted``) is
+#: queued again, to run whole on the next worker.
+INTERRUPTED_RETRY = RetryStrategy(max_attempts=5, wait=1, retry_exceptions={limits.Interrupted})
+
+
+@app.task(name="analyse", queue=SOLVER_QUEUE, retry=INTERRUPTED_RETRY)
 def analyse(game_id: str, requester: str) -> None:
     """A finished game's post-game analysis with the full budgets, stored for the request
     that asked for it (``games.writes.analysis``: its lock and queueing lock are the
-    game's, and ``requester`` is whose cap it counts in)."""
+    game's, and ``requester`` is whose cap it counts in). Safe to run twice: the analysis
+    is stored once (the game is its key), and a second run finds it stored."""
     close_old_connections()
     try:
         analysis_compute(uuid.UUID(game_id))
@@ -130,7 +185,11 @@ def analyse(game_id: str, requester: str) -> None:
 
 @app.periodic(cron="* * * * *", periodic_id="puzzles-every-minute")
 @app.task(
-    name="mine_puzzles", queue=SOLVER_QUEUE, lock="mine_puzzles", queueing_lock="mine_puzzles"
+    name="mine_puzzles",
+    queue=SOLVER_QUEUE,
+    lock="mine_puzzles",
+    queueing_lock="mine_puzzles",
+    retry=INTERRUPTED_RETRY,
 )
 def mine_puzzles(timestamp: int) -> None:
     """Look for puzzles in the finished public games and the daily challenges' lines not
