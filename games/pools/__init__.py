@@ -24,7 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Q
 
 from games import clock, engine
 from games.dailies.models import DailyChallenge
@@ -33,7 +33,7 @@ from games.pools import certify
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw, RatedDeal
 from games.store.models import Game
 
-__all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "PoolEmpty"]
+__all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "counts", "PoolEmpty"]
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +146,33 @@ def unseen_deals(deals: Any) -> Any:
         .exclude(Exists(DailyChallenge.objects.filter(**same)))
         .exclude(Exists(RatedDeal.objects.filter(**same)))
     )
+
+
+#: What ``counts`` says of each ruleset's pool, in this order.
+STATES = ("certified", "dealt", "rated", "ready")
+
+
+def counts(rules: Sequence[str]) -> dict[str, dict[str, int]]:
+    """For each ruleset of ``rules`` (and any other with certified deals), how many of its
+    pool's deals are ``certified`` (all of them), ``dealt`` (to anyone, from the pool),
+    ``rated`` (dealt to a rated game: ``games_rated_deal``, the rated games dealt before it
+    existed counted by deal) and ``ready`` (nobody has seen them: a rated draw may deal
+    them). Four grouped queries, whatever the pools hold."""
+    found: dict[str, dict[str, int]] = {name: dict.fromkeys(STATES, 0) for name in rules}
+    certified = CertifiedDeal.objects.values("rules").annotate(
+        certified=Count("id"), dealt=Count("id", filter=Q(draws__gt=0))
+    )
+    for row in certified:
+        found.setdefault(row["rules"], dict.fromkeys(STATES, 0)).update(
+            certified=row["certified"], dealt=row["dealt"]
+        )
+    ready = unseen_deals(CertifiedDeal.objects.all()).values("rules").annotate(n=Count("id"))
+    for fresh in ready:
+        found[fresh["rules"]]["ready"] = fresh["n"]
+    rated = RatedDeal.objects.filter(rules__in=list(found)).values("rules").annotate(n=Count("id"))
+    for dealt in rated:
+        found[dealt["rules"]]["rated"] = dealt["n"]
+    return found
 
 
 def fresh_count(rules: str) -> int:

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 from django.db import IntegrityError, connection, transaction
+from prometheus_client.parser import text_string_to_metric_families
 
 from games import clock, engine, pools
 from games.dailies.models import DailyChallenge
@@ -130,3 +131,23 @@ def test_a_deal_someone_has_seen_is_never_dealt_rated(alice, bob) -> None:
     with pytest.raises(PoolEmpty):
         pools.draw("classic", bob, rated=True)
     assert CertifiedDeal.objects.filter(draws=0).count() == 3  # seen, though never drawn
+
+
+@pytest.mark.django_db
+def test_metrics_show_each_pools_deals_certified_dealt_rated_and_ready(alice, bob, client) -> None:
+    pools.fill("classic", 4)
+    services.game_create(owner=bob, rules="classic", winnable=True)
+    services.game_create(owner=alice, rules="classic", rated=True)
+    body = client.get("/metrics").content.decode()
+    found = {
+        (sample.labels["rules"], sample.labels["state"]): sample.value
+        for family in text_string_to_metric_families(body)
+        if family.name == "scorpion_pool_deals"
+        for sample in family.samples
+    }
+    assert found == {
+        ("classic", "certified"): 4,
+        ("classic", "dealt"): 2,
+        ("classic", "rated"): 1,
+        ("classic", "ready"): 2,
+    }
