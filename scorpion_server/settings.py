@@ -24,7 +24,7 @@ from scorpion_server.env import (
     env_rate,
     env_secret,
     env_str,
-    redis_url,
+    redis_urls,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -91,6 +91,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: every answer, errors included, carries the request's X-Request-ID.
     "scorpion_server.observability.RequestIdMiddleware",
+    # Which database a GET reads (scorpion_server.replica); only with DATABASE_REPLICA_URL.
+    # Before the rest: a request the replica answers 404 goes through them again.
+    "scorpion_server.replica.ReplicaReadsMiddleware",
     # Cross-origin requests to /api/, from the origins CORS_ALLOWED_ORIGINS names (none by
     # default); before anything that may answer first.
     "corsheaders.middleware.CorsMiddleware",
@@ -160,6 +163,28 @@ if DB_POOL_MAX_SIZE:
         # PostgreSQL that is back is used within seconds.
         "reconnect_timeout": 5,
     }
+
+# A streaming replica of the primary for reads that may lag (scorpion_server.replica):
+# spectators' and anonymous visitors' reads go to it unless it is down, lags more than
+# REPLICA_MAX_LAG seconds, or the client wrote something it has not replayed; each process
+# checks it every REPLICA_CHECK_SECONDS. docs/operations.md#a-read-replica.
+_replica_url = env_str("DATABASE_REPLICA_URL")
+REPLICA_MAX_LAG = env_float("REPLICA_MAX_LAG", default=5.0, minimum=0.1)
+REPLICA_CHECK_SECONDS = env_float("REPLICA_CHECK_SECONDS", default=0.5, minimum=0.05)
+if _replica_url:
+    DATABASES["replica"] = database_from_url(_replica_url, connect_timeout=DB_CONNECT_TIMEOUT)
+    DATABASES["replica"].update(
+        ENGINE="django.db.backends.postgresql",
+        CONN_MAX_AGE=0,
+        # A pool of its own (copied: the primary's pool reports to the primary's health).
+        OPTIONS={
+            name: dict(value) if isinstance(value, dict) else value
+            for name, value in DATABASES["default"]["OPTIONS"].items()
+        },
+        # The suite's test database has no replica: the alias reads the primary's copy.
+        TEST={"MIRROR": "default"},
+    )
+    DATABASE_ROUTERS = ["games.routing.Router"]
 
 # Threads serving HTTP requests in each process (scorpion_server.handler): each holds at most
 # one pooled database connection while it serves a request.
@@ -344,7 +369,15 @@ PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
 # --- Channel layer and cache -----------------------------------------------------------------
 
-REDIS_URL = redis_url("REDIS_URL")
+# One Redis server, or several separated by commas. The channel layer shards its groups and
+# channels over all of them (channels_redis's consistent hash: each group, and each
+# process's channel, lives on one server, so a stream's frames stay in order). The cache,
+# and so the throttles, the solver's counters and the spectators' presence, use the first
+# only: their counts must be in one place to be exact and atomic, and they carry a few
+# operations a request where the channel layer carries every frame
+# (docs/operations.md#several-redis-servers).
+REDIS_URLS = redis_urls("REDIS_URL")
+REDIS_URL = REDIS_URLS[0] if REDIS_URLS else ""
 WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
 # daphne closes a WebSocket after this many seconds (-1: never); the group membership of
 # the process's feed it is fed by is renewed every WS_GROUP_EXPIRY / 2 meanwhile
@@ -369,7 +402,7 @@ if REDIS_URL:
             "CONFIG": {
                 "hosts": [
                     {
-                        "address": REDIS_URL,
+                        "address": url,
                         # Longer than channels_redis's 5 s blocking receive: redis-py 8
                         # defaults to 5 s too, and the race kills idle consumers.
                         "socket_timeout": 30,
@@ -378,6 +411,7 @@ if REDIS_URL:
                         # hundreds of spectators joining at once need more.
                         "max_connections": REDIS_MAX_CONNECTIONS,
                     }
+                    for url in REDIS_URLS
                 ],
                 "group_expiry": WS_GROUP_EXPIRY,
                 "capacity": 1500,
@@ -387,6 +421,8 @@ if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # One server: given several, Django's cache would take the others for read
+            # replicas of the first.
             "LOCATION": REDIS_URL,
         }
     }
