@@ -210,6 +210,25 @@ WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
 # LISTEN), else as DATABASE_URL; and reads the rights of its open sockets again every
 # RIGHTS_SWEEP_SECONDS, in case a notification was lost with a dropped connection.
 DATABASE_LISTEN_URL = env_str("DATABASE_LISTEN_URL")
+# DB_POOLER=transaction: DATABASE_URL is a pooler in transaction mode (PgBouncer), where a
+# server session serves one transaction and then another client. So no server-side cursors
+# (they outlive a transaction) and no prepared statements (psycopg's prepare_threshold off),
+# job workers poll for jobs every JOBS_POLL_SECONDS instead of LISTEN, and what needs a
+# session of its own (the rights listener, the workers' advisory locks) connects to
+# DATABASE_LISTEN_URL, which must then be set: PostgreSQL itself (docs/operations.md#a-pooler).
+DB_POOLER = env_str("DB_POOLER", "none")
+if DB_POOLER not in ("none", "transaction"):
+    raise ImproperlyConfigured(f"DB_POOLER is none or transaction, not {DB_POOLER!r}.")
+JOBS_POLL_SECONDS = env_float("JOBS_POLL_SECONDS", default=1.0, minimum=0.1)
+if DB_POOLER == "transaction":
+    if not DATABASE_LISTEN_URL:
+        raise ImproperlyConfigured(
+            "DB_POOLER=transaction needs DATABASE_LISTEN_URL: PostgreSQL itself (or a pooler"
+            " in session mode), where the rights listener and the workers' locks hold a session."
+        )
+    for _alias in DATABASES.values():
+        _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
+        _alias["OPTIONS"]["prepare_threshold"] = None
 RIGHTS_SWEEP_SECONDS = env_float("RIGHTS_SWEEP_SECONDS", default=30.0, minimum=0.1)
 
 # Guests (docs/api.md#guests): a visitor plays at once under a guest account named by a

@@ -118,6 +118,8 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "redis://r1:6379/0,redis://r1/1"}),
         ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "redis://r1:6379/0,http://r2"}),
         ("REPLICA_MAX_LAG", {**PRODUCTION, "REPLICA_MAX_LAG": "soon"}),
+        ("DB_POOLER", {**PRODUCTION, "DB_POOLER": "statement"}),
+        ("DATABASE_LISTEN_URL", {**PRODUCTION, "DB_POOLER": "transaction"}),
         ("WS_GROUP_EXPIRY", {**PRODUCTION, "WS_GROUP_EXPIRY": "a day"}),
         ("DB_POOL_MAX_SIZE", {**PRODUCTION, "DB_POOL_MAX_SIZE": "-1"}),
         ("DB_POOL_TIMEOUT", {**PRODUCTION, "DB_POOL_TIMEOUT": "0"}),
