@@ -41,6 +41,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
     path("players/<text:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
     path(
+        "players/<text:username>/stats/<text:rules>",
+        accounts.PlayerStatsApi.as_view(),
+        name="player-stats",
+    ),
+    path(
         "players/<text:username>/ratings",
         accounts.PlayerRatingsApi.as_view(),
         name="player-ratings",
@@ -82,6 +87,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "challenges/<text:date>/solution/<int:step>",
         challenges.ChallengeSolutionApi.as_view(),
         name="challenge-solution",
+    ),
+    path(
+        "challenges/<text:date>/stakes",
+        challenges.ChallengeStakesApi.as_view(),
+        name="challenge-stakes",
     ),
     path(
         "challenges/<text:date>/standings",
