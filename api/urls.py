@@ -117,7 +117,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="race-games",
     ),
     path("races/<text:race>/standings", contests.RaceStandingsApi.as_view(), name="race-standings"),
-    path("arenas", contests.ArenaListApi.as_view(), name="arenas"),
+    path(
+        "arenas",
+        by_method(get=contests.ArenaListApi, post=contests.ArenaCreateApi),
+        name="arenas",
+    ),
     path("arenas/<text:arena>", contests.ArenaGetApi.as_view(), name="arena-get"),
     path("arenas/<text:arena>/play", contests.ArenaPlayApi.as_view(), name="arena-play"),
     path("arenas/<text:arena>/games", contests.ArenaGamesApi.as_view(), name="arena-games"),

@@ -684,11 +684,14 @@ class RaceBody(TypedDict):
 
 
 class ArenaBody(TypedDict):
-    """A scheduled arena (docs/api.md#arenas)."""
+    """An arena: the rotation's, staff's or a player's (docs/api.md#arenas)."""
 
     id: Annotated[str, Format("uuid")]
+    code: Annotated[str | None, Doc("a player's arena: the short code to share; else null")]
     title: str
     rules: Annotated[str, RULES]
+    public: Annotated[bool, Doc("listed for everyone (a private arena is reached by its code)")]
+    creator: Annotated[str | None, Doc("the player who made it; null for the server's")]
     starts_at: Timestamp
     ends_at: Timestamp
     status: Annotated[str, PHASES]

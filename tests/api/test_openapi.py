@@ -81,6 +81,7 @@ OPERATIONS = {
     ("/api/v1/races/{race}/games", "post"): ("race_deal", 201),
     ("/api/v1/races/{race}/standings", "get"): ("race_standings", 200),
     ("/api/v1/arenas", "get"): ("arena_list", 200),
+    ("/api/v1/arenas", "post"): ("arena_create", 201),
     ("/api/v1/arenas/{arena}", "get"): ("arena_get", 200),
     ("/api/v1/arenas/{arena}/play", "post"): ("arena_play", 201),
     ("/api/v1/arenas/{arena}/games", "get"): ("arena_games", 200),
@@ -243,6 +244,7 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
         starts_at=clock.now() - dt.timedelta(hours=1),
         ends_at=clock.now() + dt.timedelta(hours=1),
     )
+    player.post("/api/v1/arenas", {"duration": 600, "public": False})
     anyone.get("/api/v1/arenas")
     anyone.get(f"/api/v1/arenas/{arena.id}")
     player.post(f"/api/v1/arenas/{arena.id}/play")
