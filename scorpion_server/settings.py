@@ -263,7 +263,7 @@ SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20,
 # (a ruleset and daily or weekly; empty: only staff schedule arenas in the admin). The
 # scheduled job makes each slot's arena of this period and the next; so does
 # `manage.py arena_rotation`.
-ARENA_ROTATION = env_str("ARENA_ROTATION", "")
+ARENA_ROTATION = env_str("ARENA_ROTATION", "classic:daily,wasp:weekly")
 # Bounds of what a player may ask for when creating a race (seconds).
 RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)
 RACE_MAX_TIME_LIMIT_SECONDS = env_int("RACE_MAX_TIME_LIMIT_SECONDS", default=14400, minimum=10)
