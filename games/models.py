@@ -18,7 +18,7 @@ from games.puzzles.models import (
     PuzzleResult,
     PuzzleStreak,
 )
-from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
+from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange, RatingFit
 from games.store.models import (
     Account,
     ApiKey,
@@ -54,6 +54,7 @@ __all__ = [
     "RatedDeal",
     "RatedGame",
     "RatingChange",
+    "RatingFit",
     "PlayerAccount",
     "PublicLogEntry",
     "Puzzle",

@@ -121,3 +121,22 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"rating change {self.n} of {self.player_id} in {self.rules}"
+
+
+class RatingFit(models.Model):
+    """A ruleset's fit of a deal's rating from its certification (``games.ratings.fit``):
+    its weights, in the order of ``fit.NAMES``, and the rated games it was fitted on. Not
+    a projection: the rating each deal was first given is in its game's ``created`` event,
+    so a refit changes no rating already served, only those of the deals still to deal."""
+
+    rules = models.CharField(max_length=32, primary_key=True)
+    weights = models.JSONField()
+    games = models.IntegerField()
+    log_likelihood = models.FloatField()
+    fitted_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_rating_fit"
+
+    def __str__(self) -> str:
+        return f"rating fit of {self.rules} on {self.games} games"
