@@ -8,9 +8,6 @@ recorded by the first game of each deal, in position order; the games that share
 before stay as they were dealt, and no event is touched.
 
 ``game_rules_seed`` lets the draw ask cheaply whether anyone was ever dealt a deal.
-``games_rating_fit`` and ``games_certified_deal.rating``: a deal's rating predicted from its
-certification, since a deal played once cannot learn it from its players
-(``games.ratings.fit``).
 """
 
 from django.db import migrations, models
@@ -80,22 +77,4 @@ class Migration(migrations.Migration):
             constraint=models.UniqueConstraint(fields=("rules", "seed"), name="rated_deal_once"),
         ),
         migrations.RunSQL(FORWARD, BACKWARD),
-        migrations.CreateModel(
-            name="RatingFit",
-            fields=[
-                ("rules", models.CharField(max_length=32, primary_key=True, serialize=False)),
-                ("weights", models.JSONField()),
-                ("games", models.IntegerField()),
-                ("log_likelihood", models.FloatField()),
-                ("fitted_at", models.DateTimeField()),
-            ],
-            options={
-                "db_table": "games_rating_fit",
-            },
-        ),
-        migrations.AddField(
-            model_name="certifieddeal",
-            name="rating",
-            field=models.FloatField(null=True),
-        ),
     ]
