@@ -18,7 +18,14 @@ from games.puzzles.models import (
     PuzzleResult,
     PuzzleStreak,
 )
-from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
+from games.ratings.models import (
+    DealRating,
+    GameEvidence,
+    PlayerRating,
+    RatedGame,
+    RatingChange,
+    RatingFit,
+)
 from games.store.models import (
     Account,
     ApiKey,
@@ -45,6 +52,7 @@ __all__ = [
     "Entrant",
     "Event",
     "Game",
+    "GameEvidence",
     "GameAnalysis",
     "ModerationAct",
     "Player",
@@ -54,6 +62,7 @@ __all__ = [
     "RatedDeal",
     "RatedGame",
     "RatingChange",
+    "RatingFit",
     "PlayerAccount",
     "PublicLogEntry",
     "Puzzle",

@@ -25,6 +25,7 @@ from procrastinate.contrib.django import app
 
 from games import pools
 from games.errors import GameNotFinished, GameNotFound
+from games.ratings import predict
 from games.writes import mail
 from games.writes.analysis import analysis_compute
 from games.writes.puzzles import puzzles_mine
@@ -98,6 +99,7 @@ def fill_pools(timestamp: int) -> None:
     try:
         for rules in settings.POOL_RULES:
             pools.fill(rules, settings.POOL_TARGET, seconds=share)
+            predict.refresh(rules)  # the new deals' ratings, and a refit on new games
     finally:
         close_old_connections()
 

@@ -15,6 +15,7 @@ searches: an empty pool is :class:`PoolEmpty` (503, ``Retry-After``) while the j
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -131,7 +132,10 @@ def _draw_once(
         picked, *values = cursor.fetchone()
     if values[0] is None:
         return bool(picked), None
-    return True, CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
+    deal = CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
+    if isinstance(deal.solution, str):  # a raw cursor's jsonb is its text
+        deal.solution = json.loads(deal.solution)
+    return True, deal
 
 
 def unseen_deals(deals: Any) -> Any:

@@ -28,6 +28,9 @@ class CertifiedDeal(models.Model):
     difficulty_label = models.CharField(max_length=16)
     #: How many players were dealt it: a fresh deal (none) is dealt first.
     draws = models.PositiveIntegerField(default=0)
+    #: Its rating predicted from the certification (``games.ratings.predict``; ``None``
+    #: until first predicted): what a rated game of it records as the deal's first rating.
+    rating = models.FloatField(null=True)
     created_at = models.DateTimeField()
 
     class Meta:

@@ -157,6 +157,8 @@ def event_data(event: Event, sight: Sight) -> dict[str, Any]:
         data["deal"] = None
         if "difficulty" in data:  # a rated deal's difficulty is as secret as the deal
             data["difficulty"] = None
+        if "deal_rating" in data:  # and so is its rating
+            data["deal_rating"] = None
     return data
 
 
