@@ -25,6 +25,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("auth/guest", accounts.GuestPlayApi.as_view(), name="guest-play"),
     path("auth/me", accounts.MeApi.as_view(), name="account-me"),
+    path("auth/preferences", accounts.PreferencesApi.as_view(), name="preferences"),
     path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
     path("auth/password/reset", accounts.PasswordResetApi.as_view(), name="password-reset"),
     path(

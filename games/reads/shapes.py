@@ -464,6 +464,18 @@ class MeBody(TypedDict):
     record: Annotated[PlayerBody, Doc("the account's public record, as GET /players/{username}")]
 
 
+class PreferencesBody(TypedDict):
+    """How the player likes the client (docs/api.md#preferences)."""
+
+    card_size: Annotated[str, Doc("large (as large as the window allows), medium or small")]
+    theme: Annotated[str, Doc("light, dark or contrast (high contrast)")]
+    sound: Annotated[bool, Doc("sounds on moves, completed suits and wins")]
+    animations: Annotated[bool, Doc("cards slide and fly; off: they jump")]
+    auto_finish: Annotated[
+        bool, Doc("once nothing is hidden and the solver knows the win, play it to the end")
+    ]
+
+
 class WsTicketBody(TypedDict):
     ticket: Annotated[str, Doc("add ?ticket=<ticket> to one WebSocket URL")]
     expires_in: Annotated[int, Doc("seconds it stays valid; it opens one connection")]

@@ -34,6 +34,8 @@ OPERATIONS = {
     ("/api/v1/auth/token", "post"): ("token_create", 200),
     ("/api/v1/auth/token", "delete"): ("token_revoke", 204),
     ("/api/v1/auth/me", "get"): ("account_me", 200),
+    ("/api/v1/auth/preferences", "get"): ("preferences_get", 200),
+    ("/api/v1/auth/preferences", "put"): ("preferences_set", 200),
     ("/api/v1/auth/password", "post"): ("password_change", 200),
     ("/api/v1/auth/keys", "get"): ("key_list", 200),
     ("/api/v1/auth/keys/{key_id}", "delete"): ("key_revoke", 204),
@@ -174,6 +176,17 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     signed_in = anyone.post("/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"})
     session = api.as_user(signed_in.json()["token"])
     session.get("/api/v1/auth/me")
+    session.get("/api/v1/auth/preferences")
+    session.put(
+        "/api/v1/auth/preferences",
+        {
+            "card_size": "small",
+            "theme": "dark",
+            "sound": True,
+            "animations": False,
+            "auto_finish": True,
+        },
+    )
     keys = session.get("/api/v1/auth/keys").json()["results"]
     session.post("/api/v1/auth/ws-ticket")
     session.delete(f"/api/v1/auth/keys/{next(k['id'] for k in keys if not k['current'])}")

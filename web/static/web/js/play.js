@@ -10,6 +10,7 @@ import { header, describe, scorebar } from "./gamebits.js";
 import { num, plural, t } from "./i18n.js";
 import { moving } from "./motion.js";
 import { navigate } from "./router.js";
+import { play as sound, soundOf } from "./sound.js";
 import { ratingText } from "./widgets.js";
 
 const HINTED = "scorpion.hinted";
@@ -83,7 +84,10 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     banner.textContent = game.status === "playing" && game.blocked ? t("play.blocked") : "";
     banner.hidden = !banner.textContent;
     onChange?.(game);
-    if (event) announce(describe(event, previous).spoken);
+    if (event) {
+      announce(describe(event, previous).spoken);
+      sound(soundOf(event, game));
+    }
     if (game.status === "playing") refreshMoves();
     else if (event) setTimeout(finished, game.status === "won" && moving() ? CELEBRATION_PAUSE_MS : 0);
     else finished();
@@ -123,6 +127,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
         toast(t("play.conflict"), "info");
         await reload();
       } else if (error instanceof api.ApiError) {
+        sound("refused");
         toast(error.detail, "error");
         board.render();
       } else {
