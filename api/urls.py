@@ -65,6 +65,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("games/<text:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
     path("games/<text:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
     path("games/<text:game_id>/hints", games.GameHintTakeApi.as_view(), name="game-hints"),
+    path("games/<text:game_id>/finish", games.GameFinishApi.as_view(), name="game-finish"),
     path("games/<text:game_id>/analysis", games.GameAnalysisApi.as_view(), name="game-analysis"),
     path(
         "games/<text:game_id>/states/<int:version>",

@@ -329,6 +329,20 @@ ActionBody = TypedDict(
 )
 
 
+class FinishBody(TypedDict):
+    """The finish of a game whose every card is seen (docs/api.md#finish)."""
+
+    version: Annotated[int, Doc("the game's version the line starts from")]
+    verdict: Annotated[
+        str,
+        Choices(("won", "lost", "unknown")),
+        Doc("won: line wins; lost: nothing wins; unknown: not decided within the budget"),
+    ]
+    line: Annotated[
+        list[ActionBody], Doc("the actions that win, in order, each a command; empty unless won")
+    ]
+
+
 class HintBody(TypedDict):
     """A hint computed from the player's view only (docs/api.md#hint)."""
 

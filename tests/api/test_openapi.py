@@ -10,6 +10,7 @@ import datetime as dt
 import gzip
 import hashlib
 import json
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -61,6 +62,7 @@ OPERATIONS = {
     ("/api/v1/games/{game_id}/moves", "get"): ("game_moves", 200),
     ("/api/v1/games/{game_id}/hint", "get"): ("game_hint", 200),
     ("/api/v1/games/{game_id}/hints", "post"): ("game_hint_take", 200),
+    ("/api/v1/games/{game_id}/finish", "get"): ("game_finish", 200),
     ("/api/v1/games/{game_id}/analysis", "get"): ("game_analysis", 200),
     ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
     ("/api/v1/games/live", "get"): ("game_live", 200),
@@ -103,6 +105,9 @@ OPERATIONS = {
     ("/api/v1/players/{username}/puzzles", "get"): ("puzzle_dashboard", 200),
 }
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
+WIN = json.loads(
+    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
+)
 
 
 @pytest.fixture(scope="module")
@@ -218,6 +223,11 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     anyone.get(f"{base}/states/1")
     player.post(f"{base}/commands", {"type": "resign"})
     anyone.get(f"{base}/hint")  # {"move": null}
+    player.get(f"{base}/finish")  # 409: over
+    ready = services.game_create(owner=alice[0], rules="classic", seed=WIN["seed"])
+    for command in WIN["actions"][:-3]:  # every card face up, the reserve dealt
+        services.game_command(game_id=ready.game_id, actor=alice[0], command=command)
+    player.get(f"/api/v1/games/{ready.game_id}/finish")
     anyone.get(f"{base}/analysis")
     anyone.get(f"{base}/states/2")  # revealed
     dailies.prepare(dailies.today())  # as the scheduled job would

@@ -246,3 +246,44 @@ def test_preferences_apply_at_once_and_follow_the_account(pages, server, shots, 
     elsewhere.wait_for_function(
         f"() => document.querySelector('.tableau .card').offsetWidth < {large} * 0.8"
     )
+
+
+# --- auto-finish --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_last_face_down_card_turned_the_page_finishes_the_game(
+    pages, server, shots, size
+) -> None:
+    from django.contrib.auth import get_user_model
+    from playwright.sync_api import expect
+
+    from games.writes import services
+
+    tag = "d" if size[0] > 600 else "p"
+    player = signed_up(server, f"finisher{tag}")
+    user = get_user_model().objects.get(username=player.name)
+    game = services.game_create(owner=user, rules="classic", seed=WIN["seed"])
+    for command in WIN["actions"][:46]:  # the next move turns the last face-down card
+        services.game_command(game_id=game.game_id, actor=user, command=command)
+    page = open_at(pages, size, player, f"/games/{game.game_id}")
+    expect(page.locator(".tableau .card.down")).to_have_count(1)
+    shoot(page, shots, "finish-before")
+    last = WIN["actions"][46]
+    with page.expect_response(lambda r: "/finish" in r.url) as asked:
+        page.locator(f'.tableau [data-key="c{last["from"]}:{last["index"]}"]').click(
+            position={"x": 10, "y": 6}
+        )
+        page.locator(f'.tableau .col[data-col="{last["to"]}"]').click(position={"x": 10, "y": 6})
+    line = asked.value.json()["line"]
+    assert asked.value.json()["verdict"] == "won" and line
+    expect(page.locator("dialog.end.won")).to_be_visible(timeout=15_000)
+    shoot(page, shots, "finish-won")
+    events = player.api.get(f"/games/{game.game_id}/events?limit=200").json()["results"]
+    # created (1), the 46 moves before, the page's move (48), then the finish's moves.
+    finished = [e for e in events if e["seq"] > 48]
+    assert [e["type"] for e in finished] == ["moved"] * len(line)  # one event a move
+    assert [e["data"] for e in finished] == [
+        {k: v for k, v in m.items() if k != "type"} for m in line
+    ]
+    assert player.api.get(f"/games/{game.game_id}").json()["status"] == "won"
