@@ -337,14 +337,13 @@ class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False, max_length=500)
 
 
-@extend_schema_serializer(component_name="RaceCreate")
-class RaceCreateIn(StrictSerializer):
-    """A new race: a start (``countdown`` seconds from now, or ``starts_at``), a time limit."""
+class ContestStartIn(StrictSerializer):
+    """A new contest's start (``countdown`` seconds from now, or ``starts_at``), ruleset,
+    title and whether it is listed."""
 
     rules = serializers.ChoiceField(
         choices=list(engine.RULESETS), default=engine.DEFAULT_RULES.name
     )
-    deals = StrictIntegerField(min_value=1, max_value=5, default=1)
     countdown = StrictIntegerField(
         min_value=0,
         max_value=settings.RACE_MAX_COUNTDOWN_SECONDS,
@@ -353,11 +352,6 @@ class RaceCreateIn(StrictSerializer):
     )
     starts_at = serializers.DateTimeField(
         required=False, help_text="the start, ISO 8601 (instead of countdown)"
-    )
-    time_limit = StrictIntegerField(
-        min_value=10,
-        max_value=settings.RACE_MAX_TIME_LIMIT_SECONDS,
-        help_text="seconds from the start to the end",
     )
     public = StrictBooleanField(default=True)
     title = StrictCharField(max_length=100, required=False, allow_blank=True)
@@ -380,6 +374,34 @@ class RaceCreateIn(StrictSerializer):
                     {"starts_at": [messages.START_TOO_FAR % {"limit": limit}]}, code="invalid"
                 )
         return attrs
+
+
+@extend_schema_serializer(component_name="RaceCreate")
+class RaceCreateIn(ContestStartIn):
+    """A new race: a start (``countdown`` seconds from now, or ``starts_at``), a time limit."""
+
+    deals = StrictIntegerField(min_value=1, max_value=5, default=1)
+    time_limit = StrictIntegerField(
+        min_value=10,
+        max_value=settings.RACE_MAX_TIME_LIMIT_SECONDS,
+        help_text="seconds from the start to the end",
+    )
+
+
+#: How long a player's arena may last: a minute to a week (the rotation's weekly one).
+ARENA_MIN_SECONDS, ARENA_MAX_SECONDS = 60, 7 * 86400
+
+
+@extend_schema_serializer(component_name="ArenaCreate")
+class ArenaCreateIn(ContestStartIn):
+    """A player's arena: a start (``countdown`` seconds from now, or ``starts_at``) and how
+    long it lasts."""
+
+    duration = StrictIntegerField(
+        min_value=ARENA_MIN_SECONDS,
+        max_value=ARENA_MAX_SECONDS,
+        help_text="seconds from the start to the end (a minute to a week)",
+    )
 
 
 class ContestListQuery(serializers.Serializer):  # type: ignore[type-arg]
@@ -570,6 +592,8 @@ HintOut = serializer_for(shapes.HintBody)
 AnalysisOut = serializer_for(shapes.AnalysisBody)
 RulesOut = serializer_for(shapes.RulesBody)
 PlayerOut = serializer_for(shapes.PlayerBody)
+RulesetStatsOut = serializer_for(shapes.RulesetStatsBody)
+StakesOut = serializer_for(shapes.StakesBody)
 LiveGamesOut = serializer_for(shapes.LiveGamesBody)
 TvOut = serializer_for(shapes.TvBody)
 ChallengeMonthOut = serializer_for(shapes.ChallengeMonthBody)

@@ -42,6 +42,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
     path("players/<text:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
     path(
+        "players/<text:username>/stats/<text:rules>",
+        accounts.PlayerStatsApi.as_view(),
+        name="player-stats",
+    ),
+    path(
         "players/<text:username>/ratings",
         accounts.PlayerRatingsApi.as_view(),
         name="player-ratings",
@@ -86,6 +91,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="challenge-solution",
     ),
     path(
+        "challenges/<text:date>/stakes",
+        challenges.ChallengeStakesApi.as_view(),
+        name="challenge-stakes",
+    ),
+    path(
         "challenges/<text:date>/standings",
         challenges.ChallengeStandingsApi.as_view(),
         name="challenge-standings",
@@ -109,7 +119,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="race-games",
     ),
     path("races/<text:race>/standings", contests.RaceStandingsApi.as_view(), name="race-standings"),
-    path("arenas", contests.ArenaListApi.as_view(), name="arenas"),
+    path(
+        "arenas",
+        by_method(get=contests.ArenaListApi, post=contests.ArenaCreateApi),
+        name="arenas",
+    ),
     path("arenas/<text:arena>", contests.ArenaGetApi.as_view(), name="arena-get"),
     path("arenas/<text:arena>/play", contests.ArenaPlayApi.as_view(), name="arena-play"),
     path("arenas/<text:arena>/games", contests.ArenaGamesApi.as_view(), name="arena-games"),

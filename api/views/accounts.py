@@ -489,6 +489,25 @@ class PlayerGetApi(APIView):
         return Response(records.player_record(username=username, viewer=callers.viewer(request)))
 
 
+class PlayerStatsApi(APIView):
+    @extend_schema(
+        operation_id="player_stats",
+        summary="A player's statistics in one ruleset: games, wins, the win rate over finished "
+        "games, streaks, the average and best times, the hardest deal won",
+        tags=["accounts"],
+        parameters=[
+            OpenApiParameter("rules", str, OpenApiParameter.PATH, enum=list(shapes.RULES.values))
+        ],
+        responses={200: serializers.RulesetStatsOut, **errors(404)},
+    )
+    def get(self, request: Request, username: str, rules: str) -> Response:
+        if "\x00" in username or rules not in engine.RULESETS:
+            raise PlayerNotFound()
+        return Response(
+            records.ruleset_stats(username=username, rules=rules, viewer=callers.viewer(request))
+        )
+
+
 class PlayerRatingsApi(APIView):
     @extend_schema(
         operation_id="player_ratings",

@@ -52,6 +52,7 @@ OPERATIONS = {
     ("/api/v1/auth/close", "post"): ("account_close", 204),
     ("/api/v1/players/{username}", "get"): ("player_get", 200),
     ("/api/v1/players/{username}/ratings", "get"): ("player_ratings", 200),
+    ("/api/v1/players/{username}/stats/{rules}", "get"): ("player_stats", 200),
     ("/api/v1/players/{username}/ratings/{rules}", "get"): ("player_rating", 200),
     ("/api/v1/rules", "get"): ("rules_list", 200),
     ("/api/v1/games", "get"): ("game_list", 200),
@@ -73,6 +74,7 @@ OPERATIONS = {
     ("/api/v1/challenges/{date}", "get"): ("challenge_get", 200),
     ("/api/v1/challenges/{date}/join", "post"): ("challenge_join", 201),
     ("/api/v1/challenges/{date}/standings", "get"): ("challenge_standings", 200),
+    ("/api/v1/challenges/{date}/stakes", "get"): ("challenge_stakes", 200),
     ("/api/v1/leaderboards", "get"): ("leaderboards_list", 200),
     ("/api/v1/leaderboards/{scope}/{metric}", "get"): ("leaderboard_get", 200),
     ("/api/v1/races", "get"): ("race_list", 200),
@@ -83,6 +85,7 @@ OPERATIONS = {
     ("/api/v1/races/{race}/games", "post"): ("race_deal", 201),
     ("/api/v1/races/{race}/standings", "get"): ("race_standings", 200),
     ("/api/v1/arenas", "get"): ("arena_list", 200),
+    ("/api/v1/arenas", "post"): ("arena_create", 201),
     ("/api/v1/arenas/{arena}", "get"): ("arena_get", 200),
     ("/api/v1/arenas/{arena}/play", "post"): ("arena_play", 201),
     ("/api/v1/arenas/{arena}/games", "get"): ("arena_games", 200),
@@ -232,8 +235,10 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     anyone.get(f"{base}/states/2")  # revealed
     dailies.prepare(dailies.today())  # as the scheduled job would
     anyone.get("/api/v1/challenges/today")
+    player.get("/api/v1/challenges/today/stakes")
     player.post("/api/v1/challenges/today/join")
     player.post("/api/v1/challenges/today/join")  # 200: joined before
+    anyone.get("/api/v1/players/alice/stats/classic")
     anyone.get("/api/v1/players/alice/ratings")  # the daily game made a classic rating
     anyone.get("/api/v1/players/alice/ratings/classic?limit=1")
     anyone.get("/api/v1/challenges/today/standings")
@@ -262,6 +267,7 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
         starts_at=clock.now() - dt.timedelta(hours=1),
         ends_at=clock.now() + dt.timedelta(hours=1),
     )
+    player.post("/api/v1/arenas", {"duration": 600, "public": False})
     anyone.get("/api/v1/arenas")
     anyone.get(f"/api/v1/arenas/{arena.id}")
     player.post(f"/api/v1/arenas/{arena.id}/play")
