@@ -25,6 +25,7 @@ from api import messages
 from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
 from games.reads import mydata, puzzle_shapes, shapes
+from games.reads.accounts import PREFERENCES
 from games.writes import accounts
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
@@ -226,6 +227,17 @@ class AccountCloseIn(StrictSerializer):
     """The account's password, to close it."""
 
     password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+
+@extend_schema_serializer(component_name="PreferencesIn")
+class PreferencesIn(StrictSerializer):
+    """Every preference of the client (docs/api.md#preferences): a PUT replaces them all."""
+
+    card_size = serializers.ChoiceField(choices=PREFERENCES["card_size"])
+    theme = serializers.ChoiceField(choices=PREFERENCES["theme"])
+    sound = StrictBooleanField()
+    animations = StrictBooleanField()
+    auto_finish = StrictBooleanField()
 
 
 class DataQuery(serializers.Serializer):  # type: ignore[type-arg]
@@ -589,6 +601,8 @@ SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
 MeOut = serializer_for(shapes.MeBody)
+PreferencesOut = serializer_for(shapes.PreferencesBody)
+FinishOut = serializer_for(shapes.FinishBody)
 EmailOut = serializer_for(shapes.EmailConfirmedBody)
 KeysOut = serializer_for(shapes.KeysBody)
 WsTicketOut = serializer_for(shapes.WsTicketBody)

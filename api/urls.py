@@ -25,6 +25,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("auth/guest", accounts.GuestPlayApi.as_view(), name="guest-play"),
     path("auth/me", accounts.MeApi.as_view(), name="account-me"),
+    path("auth/preferences", accounts.PreferencesApi.as_view(), name="preferences"),
     path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
     path("auth/password/reset", accounts.PasswordResetApi.as_view(), name="password-reset"),
     path(
@@ -69,6 +70,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("games/<text:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
     path("games/<text:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
     path("games/<text:game_id>/hints", games.GameHintTakeApi.as_view(), name="game-hints"),
+    path("games/<text:game_id>/finish", games.GameFinishApi.as_view(), name="game-finish"),
     path("games/<text:game_id>/analysis", games.GameAnalysisApi.as_view(), name="game-analysis"),
     path(
         "games/<text:game_id>/states/<int:version>",

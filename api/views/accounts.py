@@ -239,6 +239,33 @@ class MeApi(_SignedInApi):
         )
 
 
+class PreferencesApi(_SignedInApi):
+    @extend_schema(
+        operation_id="preferences_get",
+        summary="How the player likes the client: card size, theme, sound, animations, auto-finish",
+        tags=["accounts"],
+        responses={200: serializers.PreferencesOut, **errors(401)},
+        auth=SIGNED_IN,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(account_reads.account_preferences(user=callers.player(request)))
+
+    @extend_schema(
+        operation_id="preferences_set",
+        summary="Store every preference of the client at once",
+        tags=["accounts"],
+        request=serializers.PreferencesIn,
+        responses={200: serializers.PreferencesOut, **errors(400, 401, 413, 415)},
+        auth=SIGNED_IN,
+    )
+    def put(self, request: Request) -> Response:
+        user = callers.player(request)
+        accounts.preferences_set(
+            user=user, preferences=serializers.PreferencesIn.validated(request.data)
+        )
+        return Response(account_reads.account_preferences(user=user))
+
+
 class KeyListApi(_SignedInApi):
     @extend_schema(
         operation_id="key_list",

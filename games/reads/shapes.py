@@ -371,6 +371,20 @@ ActionBody = TypedDict(
 )
 
 
+class FinishBody(TypedDict):
+    """The finish of a game whose every card is seen (docs/api.md#finish)."""
+
+    version: Annotated[int, Doc("the game's version the line starts from")]
+    verdict: Annotated[
+        str,
+        Choices(("won", "lost", "unknown")),
+        Doc("won: line wins; lost: nothing wins; unknown: not decided within the budget"),
+    ]
+    line: Annotated[
+        list[ActionBody], Doc("the actions that win, in order, each a command; empty unless won")
+    ]
+
+
 class HintBody(TypedDict):
     """A hint computed from the player's view only (docs/api.md#hint)."""
 
@@ -504,6 +518,18 @@ class MeBody(TypedDict):
     joined_at: Timestamp
     key: Annotated[KeyBody | None, Doc("the key of this request; null with the session cookie")]
     record: Annotated[PlayerBody, Doc("the account's public record, as GET /players/{username}")]
+
+
+class PreferencesBody(TypedDict):
+    """How the player likes the client (docs/api.md#preferences)."""
+
+    card_size: Annotated[str, Doc("large (as large as the window allows), medium or small")]
+    theme: Annotated[str, Doc("light, dark or contrast (high contrast)")]
+    sound: Annotated[bool, Doc("sounds on moves, completed suits and wins")]
+    animations: Annotated[bool, Doc("cards slide and fly; off: they jump")]
+    auto_finish: Annotated[
+        bool, Doc("once nothing is hidden and the solver knows the win, play it to the end")
+    ]
 
 
 class WsTicketBody(TypedDict):

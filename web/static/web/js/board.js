@@ -18,6 +18,7 @@ import { cardName, parse, short, suitName, SUITS } from "./cards.js";
 import { cardWidth, columnSteps, leastStep } from "./fit.js";
 import { plural, t } from "./i18n.js";
 import { celebrate, flyHome, measure, slide, SLIDE_MS } from "./motion.js";
+import { CARD_SCALE, onPrefsChange, prefs } from "./prefs.js";
 
 const DRAG_THRESHOLD_PX = 6;
 
@@ -49,10 +50,12 @@ export class Board {
       this.layout();
     };
     addEventListener("resize", this.refit);
+    this.unwatchPrefs = onPrefsChange(this.refit); // a new card size
   }
 
   destroy() {
     removeEventListener("resize", this.refit);
+    this.unwatchPrefs();
     clearTimeout(this.hintTimer);
     this.el.remove();
   }
@@ -292,7 +295,8 @@ export class Board {
       let fitted = null;
       for (let pass = 0; pass < 2; pass += 1) {
         const top = this.el.getBoundingClientRect().top + scrollY;
-        const next = cardWidth(this.rules, { width: room, height: innerHeight - top, viewport: innerWidth });
+        const scale = CARD_SCALE[prefs().card_size];
+        const next = cardWidth(this.rules, { width: room, height: innerHeight - top, viewport: innerWidth, scale });
         if (fitted && next.width >= fitted.width) break;
         fitted = { ...next, available: innerHeight - top };
         this.el.style.setProperty("--card-w", `${fitted.width}px`);

@@ -62,14 +62,15 @@ function freshHeight(rules, width, gap) {
 /**
  * The card width for a board of `rules` given `width` px of room across, `height` px from
  * the board's top to the window's bottom, in a viewport `viewport` px wide: the largest
- * (up to MAX_WIDTH) whose columns fit across and whose fresh deal fits down.
+ * (up to MAX_WIDTH) whose columns fit across and whose fresh deal fits down, times `scale`
+ * (the player's card size, prefs.js).
  */
-export function cardWidth(rules, { width, height, viewport }) {
+export function cardWidth(rules, { width, height, viewport, scale = 1 }) {
   const gap = gapFor(viewport);
   const cols = rules.columns;
   let card = Math.floor(Math.min(MAX_WIDTH, (width - (cols - 1) * gap) / cols));
   while (card > MIN_WIDTH && freshHeight(rules, card, gap) > height) card -= 1;
-  card = Math.max(MIN_WIDTH, card);
+  card = Math.max(MIN_WIDTH, Math.floor(card * scale));
   return { width: card, gap, board: cols * card + (cols - 1) * gap };
 }
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from games import engine
@@ -157,3 +158,132 @@ def test_every_page_fits_and_a_long_column_fits_the_window(pages, server, shots,
     assert longest["down"] <= longest["height"], longest  # the page does not scroll
     assert longest["step"] >= 4, longest  # overlapped, never stacked out of sight
     shoot(page, shots, "fit-long-column")
+
+
+# --- preferences ------------------------------------------------------------------------------
+
+
+def looks(page: Any) -> dict[str, Any]:
+    """The page's theme and motion as applied, its panels' and felt's colours, and the width
+    of the board's cards (0 without a board)."""
+    return page.evaluate(
+        """() => ({
+            theme: document.documentElement.dataset.theme,
+            motion: document.documentElement.dataset.motion,
+            felt: getComputedStyle(document.documentElement).backgroundColor,
+            ink: getComputedStyle(document.body).getPropertyValue('--ink').trim(),
+            card: document.querySelector('.tableau .card')?.getBoundingClientRect().width || 0,
+        })"""
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_preferences_apply_at_once_and_follow_the_account(pages, server, shots, size) -> None:
+    from playwright.sync_api import expect
+
+    tag = "d" if size[0] > 600 else "p"
+    # A visitor: kept in the browser, applied without a reload, still there after one.
+    visitor = open_at(pages, size, None, "/")
+    assert looks(visitor)["theme"] == "light"
+    visitor.click("#settings-button")
+    dialog = visitor.locator("dialog.settings")
+    expect(dialog).to_be_visible()
+    shoot(visitor, shots, "settings")
+    light = looks(visitor)
+    dialog.locator('#setting-theme input[value="dark"]').check()
+    dark = looks(visitor)
+    assert dark["theme"] == "dark" and dark["ink"] != light["ink"], (light, dark)
+    dialog.get_by_role("button", name="Close").click()
+    shoot(visitor, shots, "theme-dark-lobby")
+    visitor.reload()
+    assert looks(visitor)["theme"] == "dark"
+    # Signing up keeps them: the account holds what the browser had.
+    visitor.goto(f"{server.http}/signin")
+    visitor.click("#tab-signup")
+    visitor.fill("#username", f"prefsnew{tag}")
+    visitor.fill("#password", "x7-lantern-Q-prefs")
+    visitor.click("#auth-submit")
+    expect(visitor.locator("#signout")).to_be_visible()
+    token = visitor.evaluate("localStorage.getItem('scorpion.token')")
+    headers = {"Authorization": f"Token {token}"}
+    stored = httpx.get(f"{server.http}/api/v1/auth/preferences", headers=headers).json()
+    assert stored["theme"] == "dark", stored
+
+    # A player on their board: the cards shrink at once; each theme drawn; all stored.
+    player = signed_up(server, f"prefs{tag}")
+    game = player.api.post("/games", json={"rules": "classic", "seed": 5}).json()
+    page = open_at(pages, size, player, f"/games/{game['id']}")
+    expect(page.locator(".tableau .col")).to_have_count(7)
+    large = looks(page)["card"]
+    page.click("#settings-button")
+    dialog = page.locator("dialog.settings")
+    dialog.locator('#setting-card_size input[value="small"]').check()
+    page.wait_for_function(
+        f"() => document.querySelector('.tableau .card').offsetWidth < {large} * 0.8"
+    )
+    for switch in ("#setting-sound", "#setting-animations", "#setting-auto_finish"):
+        dialog.locator(switch).uncheck()
+    assert looks(page)["motion"] == "off"
+    dialog.get_by_role("button", name="Close").click()
+    for theme in ("light", "dark", "contrast"):
+        page.click("#settings-button")
+        page.locator(f'dialog.settings #setting-theme input[value="{theme}"]').check()
+        page.locator("dialog.settings").get_by_role("button", name="Close").click()
+        assert looks(page)["theme"] == theme
+        shoot(page, shots, f"theme-{theme}-board")
+    page.wait_for_timeout(300)  # the last PUT
+    assert player.api.get("/auth/preferences").json() == {
+        "card_size": "small",
+        "theme": "contrast",
+        "sound": False,
+        "animations": False,
+        "auto_finish": False,
+    }
+    # Another browser of the same account takes them from the account once loaded.
+    elsewhere = open_at(pages, size, player, f"/games/{game['id']}")
+    elsewhere.wait_for_function("() => document.documentElement.dataset.theme === 'contrast'")
+    expect(elsewhere.locator(".tableau .col")).to_have_count(7)
+    elsewhere.wait_for_function(
+        f"() => document.querySelector('.tableau .card').offsetWidth < {large} * 0.8"
+    )
+
+
+# --- auto-finish --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_last_face_down_card_turned_the_page_finishes_the_game(
+    pages, server, shots, size
+) -> None:
+    from django.contrib.auth import get_user_model
+    from playwright.sync_api import expect
+
+    from games.writes import services
+
+    tag = "d" if size[0] > 600 else "p"
+    player = signed_up(server, f"finisher{tag}")
+    user = get_user_model().objects.get(username=player.name)
+    game = services.game_create(owner=user, rules="classic", seed=WIN["seed"])
+    for command in WIN["actions"][:46]:  # the next move turns the last face-down card
+        services.game_command(game_id=game.game_id, actor=user, command=command)
+    page = open_at(pages, size, player, f"/games/{game.game_id}")
+    expect(page.locator(".tableau .card.down")).to_have_count(1)
+    shoot(page, shots, "finish-before")
+    last = WIN["actions"][46]
+    with page.expect_response(lambda r: "/finish" in r.url) as asked:
+        page.locator(f'.tableau [data-key="c{last["from"]}:{last["index"]}"]').click(
+            position={"x": 10, "y": 6}
+        )
+        page.locator(f'.tableau .col[data-col="{last["to"]}"]').click(position={"x": 10, "y": 6})
+    line = asked.value.json()["line"]
+    assert asked.value.json()["verdict"] == "won" and line
+    expect(page.locator("dialog.end.won")).to_be_visible(timeout=15_000)
+    shoot(page, shots, "finish-won")
+    events = player.api.get(f"/games/{game.game_id}/events?limit=200").json()["results"]
+    # created (1), the 46 moves before, the page's move (48), then the finish's moves.
+    finished = [e for e in events if e["seq"] > 48]
+    assert [e["type"] for e in finished] == ["moved"] * len(line)  # one event a move
+    assert [e["data"] for e in finished] == [
+        {k: v for k, v in m.items() if k != "type"} for m in line
+    ]
+    assert player.api.get(f"/games/{game.game_id}").json()["status"] == "won"
