@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0022_rated_deals")]
+    dependencies = [("games", "0023_rating_fit_evidence")]
 
     operations = [
         migrations.AddField(
