@@ -6,7 +6,7 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
-from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw, RatedDeal
 from games.puzzles.models import (
     Puzzle,
     PuzzleAttempt,
@@ -51,6 +51,7 @@ __all__ = [
     "PlayerRating",
     "PoolCursor",
     "PoolDraw",
+    "RatedDeal",
     "RatedGame",
     "RatingChange",
     "PlayerAccount",

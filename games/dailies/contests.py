@@ -32,7 +32,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 
-from games import clock, engine
+from games import clock, engine, routing
 from games.dailies import secrets
 from games.dailies.models import Contest, Entrant
 from games.errors import ContestNotFound, RaceStarted
@@ -500,7 +500,7 @@ FROM games_contest_result WHERE contest_id = %s"""
 def load_board(contest: Contest) -> Board:
     """A contest's :class:`Board`, read from its entrants and results (two queries)."""
     board = Board(contest.id, contest.kind, contest.starts_at)
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(_ENTRANTS, [contest.id])
         for player, name, joined_at, entry, banned in cursor.fetchall():
             board.enter(player, name, _ms(joined_at) or 0, entry, banned)

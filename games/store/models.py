@@ -155,6 +155,8 @@ class Game(models.Model):
             models.Index(fields=["public", "-created_at"], name="game_public_created"),
             models.Index(fields=["challenge", "-created_at"], name="game_challenge_created"),
             models.Index(fields=["contest", "owner"], name="game_contest_owner"),
+            #: Whether anyone was dealt a deal: a rated draw deals only a deal nobody has seen.
+            models.Index(fields=["rules", "seed"], name="game_rules_seed"),
         ]
 
     def __str__(self) -> str:

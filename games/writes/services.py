@@ -150,7 +150,7 @@ def _from_pool(
     game_id = uuid.uuid4()
     with transaction.atomic():
         order = _nearest_rating(owner, rules.name) if rated else None
-        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id)
+        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id, rated=rated)
         written = _start_game(
             owner=owner,
             rules=rules,
@@ -210,19 +210,16 @@ def abandon_closed_days() -> list[uuid.UUID]:
 
 
 def _nearest_rating(owner: User, rules: str) -> list[Any]:
-    """The pool's order for a rated draw: the deals whose rating (their first one, from
-    their difficulty, until someone played them) is nearest the owner's rating, then the
-    fresh ones, then the oldest."""
+    """The pool's order for a rated draw (among deals nobody has seen, so none has a rating
+    from play yet): the deal whose first rating, from its difficulty, is nearest the
+    owner's rating, then the oldest."""
     mine = (
         PlayerRating.objects.filter(player_id=owner.pk, rules=rules)
         .values_list("rating", flat=True)
         .first()
     )
     distance = RawSQL(
-        """abs(COALESCE(
-            (SELECT d.rating FROM games_rating_deal d
-             WHERE d.rules = games_certified_deal.rules AND d.seed = games_certified_deal.seed),
-            %s + %s * games_certified_deal.difficulty) - %s)""",
+        "abs(%s + %s * games_certified_deal.difficulty - %s)",
         (
             parameters.DEAL_LOW,
             parameters.DEAL_HIGH - parameters.DEAL_LOW,

@@ -178,6 +178,35 @@ def test_a_weeks_rating_board_lists_who_was_rated_in_it_as_they_left_it(
     assert rows("") == [("bob", 1700), ("alice", 1500)]
 
 
+def test_the_replay_attack_finds_no_rated_game_to_win(as_alice, as_bob) -> None:
+    """Copy a public game's winning line into a rated game: no rated game is ever dealt a
+    deal whose line is public, so the copy never wins, and an exhausted pool says so."""
+    solutions = {deal.seed: deal.solution for deal in pools.fill("classic", 4)}
+    # Bob wins a rated deal and resigns a casual one of the pool: both public, seed and all.
+    won = as_bob.post("/api/v1/games", {"rules": "classic", "rated": True}).json()["id"]
+    for command in solutions[Event.objects.get(game_id=won, seq=1).data["seed"]]:
+        as_bob.post(f"/api/v1/games/{won}/commands", command)
+    casual = as_bob.post("/api/v1/games", {"rules": "classic", "winnable": True}).json()["id"]
+    as_bob.post(f"/api/v1/games/{casual}/commands", {"type": "resign"})
+    public = {as_alice.get(f"/api/v1/games/{game}").json()["seed"] for game in (won, casual)}
+    assert None not in public and len(public) == 2
+    lines = [solutions[seed] for seed in public]
+
+    dealt = []
+    rated = {"rules": "classic", "rated": True}
+    while (answer := as_alice.post("/api/v1/games", rated)).status_code == 201:
+        game = answer.json()["id"]
+        dealt.append(Event.objects.get(game_id=game, seq=1).data["seed"])
+        for line in lines:  # every public line, played from where the last one stopped
+            for command in line:
+                if as_alice.post(f"/api/v1/games/{game}/commands", command).status_code != 201:
+                    break
+        assert as_alice.get(f"/api/v1/games/{game}").json()["status"] != "won"
+    assert len(dealt) == 2 and not public & set(dealt)
+    assert answer.status_code == 503 and answer.json()["code"] == "pool_empty"
+    assert answer.headers["Retry-After"] == "60"
+
+
 def test_the_dailys_stakes_are_the_changes_a_win_and_a_loss_then_make(as_alice, as_bob) -> None:
     DailyChallenge.objects.create(
         date=DAY, rules="classic", seed=WIN["seed"], nodes=1000, created_at=NOON

@@ -15,7 +15,7 @@
 
 import { h, replace } from "./dom.js";
 import { cardName, parse, short, suitName, SUITS } from "./cards.js";
-import { cardWidth, columnSteps } from "./fit.js";
+import { cardWidth, columnSteps, leastStep } from "./fit.js";
 import { plural, t } from "./i18n.js";
 import { celebrate, flyHome, measure, slide, SLIDE_MS } from "./motion.js";
 
@@ -206,7 +206,7 @@ export class Board {
     const signature = `${codes.join()}|${target}|${picked}|${colMark}|${marks}|${down}`;
     if (column.signature === signature) return;
     column.signature = signature;
-    column.el.className = `col${target ? " target" : ""}${colMark ? " " + colMark : ""}`;
+    column.el.className = `col${target ? " target" : ""}${colMark ? " " + colMark : ""}${column.packed ? " packed" : ""}`;
     column.el.setAttribute("aria-label", plural("board.column", codes.length, { col }));
     if (!codes.length && !column.slot) {
       column.slot = h("button", { type: "button", class: "slot", "data-key": `s${col}`, "data-col": col, tabindex: "-1", disabled: !this.interactive || undefined });
@@ -266,12 +266,17 @@ export class Board {
     if (!this.geometry) this.measure();
     if (!this.geometry) return;
     const steps = columnSteps(game.columns, this.geometry);
+    const least = leastStep(this.geometry.width);
     steps.forEach((step, c) => {
       const column = this.columns[c];
       const value = `${step.toFixed(1)}px`;
       if (column && column.step !== value) {
         column.step = value;
         column.el.style.setProperty("--step", value);
+        // Packed tighter than the corner index needs: the index shrinks to the strip shown.
+        column.packed = step < least;
+        column.el.classList.toggle("packed", column.packed);
+        column.el.style.setProperty("--idx-max", `${Math.max(8, step - 3).toFixed(1)}px`);
       }
     });
   }

@@ -6,7 +6,7 @@ import * as api from "./api.js";
 import { Board } from "./board.js";
 import { cardName } from "./cards.js";
 import { announce, clock, h, modal, toast } from "./dom.js";
-import { header, describe, scorebar } from "./gamebits.js";
+import { header, describe, scorebar, startGame } from "./gamebits.js";
 import { num, plural, t } from "./i18n.js";
 import { moving } from "./motion.js";
 import { navigate } from "./router.js";
@@ -229,8 +229,8 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
       try {
         // The same kind of game again: rated, or a certified deal, if this one was.
         const kind = game.rated ? { rated: true } : game.certified ? { winnable: true } : {};
-        const next = await api.post("/games", { rules: game.rules, public: game.public, ...kind });
-        navigate(`/games/${next.id}`);
+        const next = await startGame({ rules: game.rules, public: game.public, ...kind });
+        navigate(next ? `/games/${next.id}` : "/");
       } catch (error) {
         toast(error.detail || t("error.network"), "error");
       }

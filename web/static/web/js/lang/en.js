@@ -451,6 +451,13 @@ export default {
   "rated.abandon_text": "You have a rated game of this ruleset in play. A new rated game resigns it, and it counts as a loss.",
   "rated.abandon_open": "Go back to it",
   "rated.abandon_yes": "Resign it and deal a new one",
+  "pool.empty_title": "No rated deal is ready",
+  "pool.empty_text": "A rated deal is dealt to one game only, and none of this ruleset is ready for you right now. Play a casual game (not rated), or try a rated one again in a minute.",
+  "pool.casual": "Play a casual game",
+  "game.casual_tag": "Casual",
+  "game.casual_title": "Not rated: no rating changes",
+  "deal.play": "Play this deal",
+  "deal.play_help": "A casual game of this deal, from its start: never rated.",
 
   "nav.account": "Account",
   "nav.guest": "Guest",

@@ -452,6 +452,13 @@ export default {
   "rated.abandon_text": "Tienes una partida puntuada de esta variante en juego. Una nueva partida puntuada la abandona, y cuenta como derrota.",
   "rated.abandon_open": "Volver a ella",
   "rated.abandon_yes": "Abandonarla y repartir otra",
+  "pool.empty_title": "No hay una mano puntuada lista",
+  "pool.empty_text": "Cada mano puntuada se reparte a una sola partida, y ahora no hay ninguna de estas reglas lista para ti. Juega una partida casual (sin puntuar) o vuelve a intentarlo en un minuto.",
+  "pool.casual": "Jugar una partida casual",
+  "game.casual_tag": "Casual",
+  "game.casual_title": "Sin puntuar: ninguna puntuación cambia",
+  "deal.play": "Jugar esta mano",
+  "deal.play_help": "Una partida casual de esta mano, desde el principio: nunca puntuada.",
 
   "nav.account": "Cuenta",
   "nav.guest": "Invitado",

@@ -452,6 +452,13 @@ export default {
   "rated.abandon_text": "Hai una partita valutata di questa variante in corso. Una nuova partita valutata la abbandona, e conta come sconfitta.",
   "rated.abandon_open": "Torna a quella partita",
   "rated.abandon_yes": "Abbandonala e dai una nuova smazzata",
+  "pool.empty_title": "Nessuna smazzata valutata pronta",
+  "pool.empty_text": "Ogni smazzata valutata va a una sola partita, e ora nessuna di queste regole è pronta per te. Gioca una partita amichevole (non valutata), o riprova tra un minuto.",
+  "pool.casual": "Gioca una partita amichevole",
+  "game.casual_tag": "Amichevole",
+  "game.casual_title": "Non valutata: nessun punteggio cambia",
+  "deal.play": "Gioca questa smazzata",
+  "deal.play_help": "Una partita amichevole di questa smazzata, dall'inizio: mai valutata.",
 
   "nav.account": "Account",
   "nav.guest": "Ospite",

@@ -452,6 +452,13 @@ export default {
   "rated.abandon_text": "Você tem uma partida ranqueada desta variante em andamento. Uma nova partida ranqueada a abandona, e conta como derrota.",
   "rated.abandon_open": "Voltar a ela",
   "rated.abandon_yes": "Abandoná-la e distribuir outra",
+  "pool.empty_title": "Nenhuma mão ranqueada pronta",
+  "pool.empty_text": "Cada mão ranqueada é dada a uma só partida, e agora nenhuma destas regras está pronta para si. Jogue uma partida casual (não ranqueada), ou tente de novo daqui a um minuto.",
+  "pool.casual": "Jogar uma partida casual",
+  "game.casual_tag": "Casual",
+  "game.casual_title": "Não ranqueada: nenhuma pontuação muda",
+  "deal.play": "Jogar esta mão",
+  "deal.play_help": "Uma partida casual desta mão, desde o início: nunca ranqueada.",
 
   "nav.account": "Conta",
   "nav.guest": "Convidado",

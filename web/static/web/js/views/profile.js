@@ -6,6 +6,7 @@ import * as api from "../api.js";
 import { h, replace } from "../dom.js";
 import { num, plural, t } from "../i18n.js";
 import { ratingChart } from "../chart.js";
+import { playDealButton } from "../gamebits.js";
 import { gameRow, metricValue, problem, ratingText, rulesets, rulesTitle } from "../widgets.js";
 
 export const name = "profile";
@@ -72,7 +73,7 @@ export function mount(root, { name: username }) {
         h("section", { class: "panel" },
           h("h2", { text: t("profile.games") }),
           games.results.length
-            ? h("ul", { class: "game-list" }, games.results.map((g) => gameRow(g, { showOwner: false }, rules.byName)))
+            ? h("ul", { class: "game-list" }, games.results.map((g) => gameRow(g, { showOwner: false, extra: playDealButton(g) }, rules.byName)))
             : h("p", { class: "muted", text: t("lobby.no_games") }),
         ),
       );
