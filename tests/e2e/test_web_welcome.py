@@ -68,15 +68,22 @@ def test_the_lobby_arenas_and_races_say_what_is_rated_coming_and_too_late(
     assert re.search(r"Starts in \d+:\d\d", items.nth(1).inner_text())
     no_horizontal_scroll(page)
     shoot(page, shots, "welcome-lobby")
+    # A chosen seed makes the game casual: the rated button waits until it is cleared.
+    page.click(".advanced summary")
+    page.fill("#seed", "12345")
+    expect(page.locator("#start-rated")).to_be_disabled()
+    page.fill("#seed", "")
+    expect(page.locator("#start-rated")).to_be_enabled()
 
     # No certified deal is ready (nothing filled the pool): a casual game is offered.
     page.click("#start-rated")
-    expect(page.locator("#pool-empty")).to_contain_text("no winnable deal ready")
+    expect(page.locator("#pool-empty")).to_contain_text("none of this ruleset is ready")
     shoot(page, shots, "welcome-pool-empty")
     page.click("dialog [data-value=casual]")
     expect(page).to_have_url(re.compile(r"/games/[0-9a-f-]+$"))
     expect(page.locator(".tableau .col")).to_have_count(7)
-    expect(page.locator("#rated-tag")).to_have_count(0)  # casual: nothing says rated
+    expect(page.locator("#casual-tag")).to_have_text("Casual")  # and never "Rated"
+    expect(page.locator("#rated-tag")).to_have_count(0)
     game = player.api.get(f"/games/{page.url.rsplit('/', 1)[1]}").json()
     assert game["rated"] is False and game["status"] == "playing"
 

@@ -609,10 +609,7 @@ export default {
   "lobby.rated_or_casual": "Rated: your rating changes with the result. Casual: only the game counts.",
   "lobby.next": "Starts next",
   "arena.create_own": "Make your own arena",
-  "pool.empty_title": "No winnable deal is ready",
-  "pool.empty_rated": "The server has no winnable deal ready for a rated game right now; more are being prepared. Play a casual game meanwhile?",
   "pool.empty_winnable": "The server has no winnable deal ready right now; more are being prepared. Play a casual game with any deal meanwhile?",
-  "pool.play_casual": "Play a casual game",
   "analysis.after_daily": "The solver's verdict comes when the day closes: {time}, your time.",
   "daily.streak_days.one": "{n} day in a row",
   "daily.streak_days.other": "{n} days in a row",
@@ -648,4 +645,5 @@ export default {
   "lobby.starts": "Starts",
   "lobby.ends": "Ends",
   "arena.code": "Arena code",
+  "pool.empty_winnable_title": "No winnable deal is ready",
 };

@@ -610,10 +610,7 @@ export default {
   "lobby.rated_or_casual": "Ranqueada: sua pontuação muda com o resultado. Casual: só a partida conta.",
   "lobby.next": "Começa em breve",
   "arena.create_own": "Crie sua própria arena",
-  "pool.empty_title": "Nenhuma partida vencível está pronta",
-  "pool.empty_rated": "O servidor não tem agora partidas vencíveis prontas para uma partida ranqueada; mais estão sendo preparadas. Jogar uma casual enquanto isso?",
   "pool.empty_winnable": "O servidor não tem agora partidas vencíveis prontas; mais estão sendo preparadas. Jogar uma casual com qualquer distribuição enquanto isso?",
-  "pool.play_casual": "Jogar uma partida casual",
   "analysis.after_daily": "O veredito do solucionador chega quando o dia fecha: {time}, no seu horário.",
   "daily.streak_days.one": "{n} dia seguido",
   "daily.streak_days.other": "{n} dias seguidos",
@@ -649,4 +646,5 @@ export default {
   "lobby.starts": "Começa",
   "lobby.ends": "Termina",
   "arena.code": "Código da arena",
+  "pool.empty_winnable_title": "Nenhuma distribuição vencível está pronta",
 };

@@ -5,6 +5,7 @@
 import * as api from "../api.js";
 import { clock, h, modal, replace, toast } from "../dom.js";
 import { ago, plural, t, when } from "../i18n.js";
+import { startGame } from "../gamebits.js";
 import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
 
@@ -134,6 +135,16 @@ function renderNewGame(panel, rules, me) {
   const start = h("button", { type: "submit", class: `btn ${account ? "" : "btn-primary "}btn-wide`, id: "start-game", text: account ? t("lobby.casual") : me ? t("lobby.start") : t("lobby.play_now") });
   const rated = account ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
   const ratedNote = account ? h("p", { class: "muted small", id: "rated-note", text: t("lobby.rated_or_casual") }) : null;
+  // A rated game's deal is the server's: a chosen seed makes the game casual, and Enter in
+  // the seed's field starts that casual game rather than the rated one.
+  if (rated) {
+    seed.addEventListener("input", () => (rated.disabled = Boolean(seed.value.trim())));
+    seed.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      start.closest("form").requestSubmit(start);
+    });
+  }
   // A visitor plays at once, as a guest (docs/api.md#guests); an account keeps the games.
   const guestNote = !me || me.guest
     ? h("p", { class: "muted small guest-note", id: "guest-note" }, t(me ? "lobby.guest_playing" : "lobby.guest_about") + " ",
@@ -171,38 +182,17 @@ function renderNewGame(panel, rules, me) {
       // A new rated game resigns an unfinished one of the ruleset (a loss): ask first.
       if (body.rated && !(await mayAbandonRated(me, chosen))) return;
       if (!api.session()) await api.playAsGuest();
-      const game = await api.post("/games", body);
-      navigate(`/games/${game.id}`);
+      const game = await startGame(body);
+      if (game) navigate(`/games/${game.id}`);
     } catch (error) {
-      if (error.code === "pool_empty") return offerCasual(body);
       const fields = error.body?.fields ? Object.values(error.body.fields).flat().join(" ") : "";
       toast(fields || error.detail || t("error.network"), "error");
     } finally {
       start.disabled = false;
-      if (rated) rated.disabled = false;
+      if (rated) rated.disabled = Boolean(seed.value.trim());
     }
   });
   replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
-}
-
-/** No certified deal is ready (503 pool_empty): say so, and offer a casual game of the
- *  ruleset, dealt at once from any deal. */
-async function offerCasual(body) {
-  const answer = await modal({
-    title: t("pool.empty_title"),
-    body: [h("p", { id: "pool-empty", text: t(body.rated ? "pool.empty_rated" : "pool.empty_winnable") })],
-    buttons: [
-      { label: t("dialog.cancel"), value: "cancel" },
-      { label: t("pool.play_casual"), value: "casual", primary: true },
-    ],
-  });
-  if (answer !== "casual") return;
-  try {
-    const game = await api.post("/games", { rules: body.rules, public: body.public });
-    navigate(`/games/${game.id}`);
-  } catch (error) {
-    toast(error.detail || t("error.network"), "error");
-  }
 }
 
 /** Whether the player has no rated game of `rules` in play, or agrees to resign it. */
