@@ -340,7 +340,7 @@ def rotation_arenas(rotation: str, now: dt.datetime | None = None) -> list[Conte
                     rules=rules,
                     starts_at=period_start,
                     ends_at=period_start + length,
-                    title=f"{rules} {every} arena {label}",
+                    title=f"{engine.RULESETS[rules].title} {every} arena {label}",
                     rotation=f"{rules}:{every}:{label}",
                 )
             )

@@ -106,6 +106,7 @@ def the_pages(server: Any, player: Any, size: tuple[int, int]) -> dict[str, str]
         "web-puzzles-mode": "/puzzles/dashboard",
         "web-game": f"/games/{joined.game_id}",
         "web-player": f"/players/{player.name}",
+        "web-player-stats": f"/players/{player.name}/stats/classic",
     }
 
 

@@ -19,6 +19,7 @@ const ROUTES = [
   [/^\/archive(?:\/(?<month>\d{4}-\d{2}))?$/, () => import("./views/archive.js")],
   [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js"), ({ id }) => [`/games/${encodeURIComponent(id)}`]],
   [/^\/players\/(?<name>[^/]+)$/, () => import("./views/profile.js")],
+  [/^\/players\/(?<name>[^/]+)\/stats\/(?<rules>[^/]+)$/, () => import("./views/stats.js")],
   [/^\/races$/, () => import("./views/races.js")],
   [/^\/races\/(?<key>[^/]+)$/, () => import("./views/race.js")],
   [/^\/arenas$/, () => import("./views/arenas.js")],

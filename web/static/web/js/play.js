@@ -247,6 +247,9 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     const solver = analysisPanel(game, { id: "end-analysis" });
     const rating = game.rated ? h("dd", { id: "end-rating", text: "…" }) : null;
     if (rating) showRatingChange(rating, game);
+    // The daily's streak of days in a row, as the game's end leaves it.
+    const streak = game.challenge ? h("dd", { id: "end-streak", text: "…" }) : null;
+    if (streak) api.player(game.owner).then((record) => (streak.textContent = plural("daily.streak_days", record.streak))).catch(() => (streak.textContent = "—"));
     solver.ready.then((analysis) => {
       if (analysis && hasLine(analysis)) {
         solver.el.append(" ", h("button", { type: "button", class: "btn btn-small", id: "end-line", "data-close": "line", text: t("analysis.show_line") }));
@@ -263,6 +266,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
           h("dt", { text: t("stats.sequences") }), h("dd", { text: `${game.removed.length}/${rules.sequences_to_win}` }),
           h("dt", { text: t("stats.time") }), h("dd", { text: clock(new Date(game.finished_at || Date.now()) - new Date(game.created_at)) }),
           rating ? [h("dt", { text: t("rating.label") }), rating] : null,
+          streak ? [h("dt", { text: t("profile.streak") }), streak] : null,
         ),
         solver.el,
       ],
