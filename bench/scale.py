@@ -282,10 +282,17 @@ def main() -> None:
             watcher.start()
             assert ready.wait(120), "the spectators did not connect"
             time.sleep(0.5)
-            cpu_b, cpu_redis = tree_cpu(b), tree_cpu(redis_pid)
+            # Redis's CPU while nothing is sent (the processes' blocking receives): taken
+            # off what the frames cost it.
+            idle_redis, idle_from = tree_cpu(redis_pid), time.monotonic()
+            time.sleep(2.0)
+            idle_rate = (tree_cpu(redis_pid) - idle_redis) / (time.monotonic() - idle_from)
+            cpu_b, cpu_redis, frames_from = tree_cpu(b), tree_cpu(redis_pid), time.monotonic()
             for command in moves(77, frames_moves):
                 assert http.post(f"/api/v1/games/{game}/commands", json=command).status_code == 201
             watcher.join(180)
+            redis_spent = tree_cpu(redis_pid) - cpu_redis
+            redis_spent -= idle_rate * (time.monotonic() - frames_from)
             frames = received[0]
             results["frames"] = {
                 "count": frames,
@@ -293,7 +300,8 @@ def main() -> None:
                 "web_ms": 1000 * (tree_cpu(b) - cpu_b) / frames,
                 # Redis carries each frame once to the spectators' process, whatever their
                 # number: its cost is per command published.
-                "redis_ms_per_command": 1000 * (tree_cpu(redis_pid) - cpu_redis) / frames_moves,
+                "redis_ms_per_command": 1000 * max(0.0, redis_spent) / frames_moves,
+                "redis_idle_ms_per_second": 1000 * idle_rate,
             }
 
             # Hints on A: positions never asked before.
