@@ -6,7 +6,7 @@ Application code imports them from where they live (``games.store.models``,
 
 from games.boards.models import BoardEntry, BoardResult
 from games.dailies.models import Contest, ContestResult, DailyChallenge, Entrant, Standing
-from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw, RatedDeal
 from games.puzzles.models import (
     Puzzle,
     PuzzleAttempt,
@@ -18,7 +18,14 @@ from games.puzzles.models import (
     PuzzleResult,
     PuzzleStreak,
 )
-from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
+from games.ratings.models import (
+    DealRating,
+    GameEvidence,
+    PlayerRating,
+    RatedGame,
+    RatingChange,
+    RatingFit,
+)
 from games.store.models import (
     Account,
     ApiKey,
@@ -47,6 +54,7 @@ __all__ = [
     "Entrant",
     "Event",
     "Game",
+    "GameEvidence",
     "GameAnalysis",
     "JobIncident",
     "JobWorker",
@@ -55,8 +63,10 @@ __all__ = [
     "PlayerRating",
     "PoolCursor",
     "PoolDraw",
+    "RatedDeal",
     "RatedGame",
     "RatingChange",
+    "RatingFit",
     "PlayerAccount",
     "PublicLogEntry",
     "Puzzle",

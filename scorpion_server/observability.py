@@ -29,10 +29,11 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -41,6 +42,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.core import GaugeMetricFamily
 
 from games import metrics
 
@@ -48,6 +50,7 @@ _request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("reques
 _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 request_log = logging.getLogger("scorpion.request")
+logger = logging.getLogger(__name__)
 
 
 def current_request_id() -> str | None:
@@ -173,13 +176,43 @@ def _registry() -> CollectorRegistry:
     return registry
 
 
+class _PoolCollector:
+    """``scorpion_pool_deals{rules,state}``: the winnable pools as the database holds them,
+    read at each scrape (the workers certify, any process deals: no one process's counter
+    could say it). A database that does not answer leaves the family out."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "scorpion_pool_deals",
+            "Deals of each ruleset's winnable pool, by state: certified (all), dealt (from "
+            "the pool, to anyone), rated (dealt to a rated game, once each), ready (seen by "
+            "nobody: what rated games may still be dealt)",
+            labels=["rules", "state"],
+        )
+        from games import pools  # the models: not while settings import this module
+
+        try:
+            found = pools.counts(settings.POOL_RULES)
+        except DatabaseError:
+            logger.warning("pool counts unavailable for /metrics", exc_info=True)
+            return
+        for rules, states in sorted(found.items()):
+            for state in pools.STATES:
+                family.add_metric([rules, state], states[state])
+        yield family
+
+
+_POOLS = CollectorRegistry(auto_describe=False)
+_POOLS.register(_PoolCollector())
+
+
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """``/metrics``: 404 when turned off, 403 for a client it is not for."""
     if not settings.METRICS_ENABLED:
         return HttpResponse("not found\n", status=404, content_type="text/plain")
     if not _allowed(request):
         return HttpResponse("forbidden\n", status=403, content_type="text/plain")
-    body = generate_latest(_registry())
+    body = generate_latest(_registry()) + generate_latest(_POOLS)
     if settings.METRICS_JOBS:
         body += _jobs_metrics()
     return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

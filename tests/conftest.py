@@ -36,6 +36,11 @@ os.environ.setdefault("READYZ_JOBS", "0")
 #: days it needs, as the scheduled job would: ``prepare_day``).
 TEST_DAILY_SETTINGS = {"DAILY_SOLVER_BUDGET": 5_000}
 
+#: How long a request waits for the solver's processes in tests: long, so that a loaded
+#: machine (a spawned solver process starting slowly, say) slows a hint but never turns it
+#: into a 503; the tests of that bound set a short one themselves.
+TEST_SOLVER_WAIT_MS = 30_000
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _in_process_channel_layer_and_cache() -> Iterator[None]:
@@ -44,6 +49,7 @@ def _in_process_channel_layer_and_cache() -> Iterator[None]:
         CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS,
         CACHES=LOCAL_MEMORY_CACHES,
         READYZ_JOBS=False,
+        SOLVER_WAIT_MS=TEST_SOLVER_WAIT_MS,
         **TEST_DAILY_SETTINGS,
     ):
         yield

@@ -152,4 +152,4 @@ def test_readyz_names_the_background_work_that_is_missing_or_late(client, settin
     assert 'scorpion_queue_jobs{queue="solver"} 1.0' in metrics
     assert re.search(r'scorpion_queue_oldest_seconds\{queue="solver"\} 6\d\d', metrics)
     assert "scorpion_job_workers 1.0" in metrics
-    assert 'scorpion_pool_fresh_deals{rules="classic"} 0.0' in metrics
+    assert 'scorpion_pool_fill_per_minute{rules="classic"} 0.0' in metrics

@@ -6,7 +6,9 @@ finished jobs older than three days, every night; :func:`fill_pools` keeps every
 pool of ``POOL_RULES`` topped up (``games.pools``), every minute, on the ``solver`` queue
 with the rest of the solver's work: :func:`analyse`, the post-game analyses that outgrow a
 request, and :func:`mine_puzzles`, which looks for puzzles in the games that became public
-(``games.puzzles.mining``), every minute; :func:`account_mail` sends an account's emails,
+(``games.puzzles.mining``), every minute; :func:`retry_stalled` runs again, every 15 s,
+the jobs whose worker died in the middle of them (each worker of ``games.jobs.runner`` also
+does, every few seconds); :func:`account_mail` sends an account's emails,
 on the ``mail`` queue. A worker
 is ``manage.py procrastinate worker``: ``manage.py serve`` starts one beside the server
 unless ``JOBS_WORKER=external`` (docs/operations.md#background-jobs), and a deployment runs
@@ -29,6 +31,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from games import pools
 from games.engine.solver import limits
 from games.errors import GameNotFinished, GameNotFound
+from games.ratings import predict
 from games.writes import mail
 from games.writes.analysis import analysis_compute
 from games.writes.puzzles import puzzles_mine
@@ -90,6 +93,21 @@ async def tidy(context: JobContext, timestamp: int) -> None:
     )
 
 
+# Every 15 s (a sixth field of the cron: seconds), besides each worker of ``manage.py
+# worker`` every few seconds: a deployment whose workers are procrastinate's own gets it too.
+@app.periodic(cron="* * * * * */15", periodic_id="stalled-every-15-seconds")
+@app.task(
+    name="retry_stalled", queue=SCHEDULE_QUEUE, queueing_lock="retry_stalled", pass_context=True
+)
+async def retry_stalled(context: JobContext, timestamp: int) -> None:
+    """Run again the jobs of workers that died in the middle of them (killed, their machine
+    lost), silent for ``JOBS_STALLED_SECONDS``: any worker of the job's queue takes it;
+    every job here may run twice (``games.jobs.runner.recover_stalled``)."""
+    from games.jobs import runner  # here: the runner imports this module
+
+    await runner.recover_stalled()
+
+
 @app.periodic(cron="* * * * *", periodic_id="pools-every-minute")
 @app.task(name="fill_pools", queue=SOLVER_QUEUE, lock="fill_pools", queueing_lock="fill_pools")
 def fill_pools(timestamp: int | None = None) -> None:
@@ -120,7 +138,7 @@ def fill_pools(timestamp: int | None = None) -> None:
     if low:
         with contextlib.suppress(AlreadyEnqueued):  # a run waits already
             fill_pools.defer()
-    if any(made.values()) and settings.POOL_FOLLOW_HINTS:
+    if any(made.values()):
         with contextlib.suppress(AlreadyEnqueued):
             follow_pools.defer()
 
@@ -136,14 +154,19 @@ def fill_pools(timestamp: int | None = None) -> None:
 def follow_pools(timestamp: int | None = None) -> None:
     """With ``POOL_FOLLOW_HINTS``, play the hint follower on the certified deals that the
     pool-fill job left unfollowed (``games.pools.follow_up``), for at most
-    ``POOL_FOLLOW_SECONDS`` a run, after the solver's other work (a lower priority); a
-    run that leaves some queues the next, and a new deal queues one."""
-    if not settings.POOL_FOLLOW_HINTS:
-        return
+    ``POOL_FOLLOW_SECONDS`` a run, after the solver's other work (a lower priority); then
+    rate the new deals and refit each ruleset on new rated games
+    (``games.ratings.predict.refresh``; a deal drawn before is rated as it is drawn). A
+    run that leaves some queues the next, and a run of the pool fill that made deals
+    queues one."""
     close_old_connections()
+    left = False
     try:
-        pools.follow_up(time.monotonic() + settings.POOL_FOLLOW_SECONDS)
-        left = pools.CertifiedDeal.objects.filter(followed_at__isnull=True).exists()
+        if settings.POOL_FOLLOW_HINTS:
+            pools.follow_up(time.monotonic() + settings.POOL_FOLLOW_SECONDS)
+            left = pools.CertifiedDeal.objects.filter(followed_at__isnull=True).exists()
+        for rules in settings.POOL_RULES:
+            predict.refresh(rules)  # the new deals' ratings, and a refit on new games
     finally:
         close_old_connections()
     if left and not limits.interrupted():

@@ -176,13 +176,11 @@ def problems() -> dict[str, str]:
 
 
 class JobsCollector(Collector):
-    """The queues, workers, pools and incidents as Prometheus metrics, read at each scrape."""
+    """The queues, workers, pools' fill rates and incidents as Prometheus metrics, read at
+    each scrape (the pools' sizes are ``scorpion_server.observability``'s)."""
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
-        try:
-            seen = snapshot()
-        finally:
-            connection.close()
+        seen = snapshot()
         depth = GaugeMetricFamily(
             "scorpion_queue_jobs", "Jobs due and waiting, by queue", labels=["queue"]
         )
@@ -208,19 +206,11 @@ class JobsCollector(Collector):
             "scorpion_job_worker_restarts", "Job workers started again after they died"
         )
         restarts.add_metric([], seen.incidents["restart"])
-        fresh = GaugeMetricFamily(
-            "scorpion_pool_fresh_deals", "Deals of a pool dealt to nobody yet", labels=["rules"]
-        )
-        size = GaugeMetricFamily(
-            "scorpion_pool_deals", "Certified deals of a pool", labels=["rules"]
-        )
         rate = GaugeMetricFamily(
             "scorpion_pool_fill_per_minute",
             f"Deals certified a minute into a pool, over the last {RATE_MINUTES} minutes",
             labels=["rules"],
         )
         for pool in seen.pools:
-            fresh.add_metric([pool.rules], pool.fresh)
-            size.add_metric([pool.rules], pool.deals)
             rate.add_metric([pool.rules], pool.per_minute)
-        yield from (depth, oldest, running, live, stalled, restarts, fresh, size, rate)
+        yield from (depth, oldest, running, live, stalled, restarts, rate)

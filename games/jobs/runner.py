@@ -7,7 +7,8 @@ loop of this module's that keeps it going:
   away: its listener or its fetch failed), it starts again after a backoff that doubles
   from 0.5 s up to 30 s, for as long as the outage lasts, and each start counts as a
   ``restart`` incident (``games.store.models.JobIncident``). It also polls for due jobs every
-  ``JOBS_POLL_SECONDS``, so that a lost notification never leaves a job waiting.
+  ``JOBS_POLL_SECONDS``, so that a lost notification never leaves a job waiting (behind a
+  pooler in transaction mode, ``DB_POOLER=transaction``, it only polls).
 - **It heartbeats, and retries the jobs of those that do not.** The worker heartbeats every
   ``JOBS_STALLED_SECONDS / 3``; every few seconds each worker asks procrastinate for the
   jobs of workers that have not heartbeaten for ``JOBS_STALLED_SECONDS``
@@ -34,6 +35,7 @@ import socket
 import sys
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -108,22 +110,30 @@ async def _supervise(queues: list[str] | None, concurrency: int) -> None:
         backoff = min(BACKOFF_MOST, backoff * 2)
 
 
+def worker_options(queues: list[str] | None, concurrency: int) -> dict[str, Any]:
+    """What procrastinate's ``Worker`` is given: the queues, the jobs at once, polling besides
+    listening (only polling behind a pooler in transaction mode), heartbeats and a graceful
+    stop; the signals are this module's."""
+    return {
+        "queues": queues,
+        "concurrency": concurrency,
+        "install_signal_handlers": False,
+        "fetch_job_polling_interval": settings.JOBS_POLL_SECONDS,
+        # No LISTEN through a pooler in transaction mode: it polls alone.
+        "listen_notify": settings.DB_POOLER != "transaction",
+        "update_heartbeat_interval": heartbeat_seconds(),
+        "stalled_worker_timeout": settings.JOBS_STALLED_SECONDS,
+        "shutdown_graceful_timeout": settings.JOBS_STOP_SECONDS,
+        "name": "worker",
+    }
+
+
 async def _run_once(queues: list[str] | None, concurrency: int, stop: asyncio.Event) -> bool:
     """One worker's life: True when it stopped because it was asked to."""
     connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
     with app.replace_connector(connector) as worker_app:
         async with worker_app.open_async():
-            job_worker = worker.Worker(
-                worker_app,
-                queues=queues,
-                concurrency=concurrency,
-                install_signal_handlers=False,
-                fetch_job_polling_interval=settings.JOBS_POLL_SECONDS,
-                update_heartbeat_interval=heartbeat_seconds(),
-                stalled_worker_timeout=settings.JOBS_STALLED_SECONDS,
-                shutdown_graceful_timeout=settings.JOBS_STOP_SECONDS,
-                name="worker",
-            )
+            job_worker = worker.Worker(worker_app, **worker_options(queues, concurrency))
             running = asyncio.create_task(job_worker.run(), name="worker")  # type: ignore[no-untyped-call]
             recovering = asyncio.create_task(_recover_stalled(job_worker, queues), name="recover")
             stopping = asyncio.create_task(stop.wait(), name="stop")

@@ -7,31 +7,37 @@ pool-fill job runs (``games.jobs``), gives each deal to the emptiest pool of ``P
 next, so that every ruleset gets its first deals before any is topped up, and ends by its
 deadline: a search the deadline cuts (``games.engine.solver.limits``) is tried again, whole,
 by the next run. :func:`draw` deals one of them to a player, never the
-same one twice: fresh deals first, then deals others were dealt. Concurrent draws never
-wait on one another: each locks the deal it takes and skips those others hold, and the
-unique ``(player, deal)`` constraint is the last guard. A request never searches: an empty
-pool is :class:`PoolEmpty` (503, ``Retry-After``) while the job fills it.
+same one twice: fresh deals first, then deals others were dealt. A rated draw
+(``rated=True``) deals only a deal nobody has seen: dealt to nobody, played in no game,
+never a daily's, and never rated before (``games_rated_deal``, whose unique ``(rules,
+seed)`` PostgreSQL keeps for every rated game: docs/ratings.md#one-rated-game-a-deal).
+Concurrent draws never wait on one another: each locks the deal it takes and skips those
+others hold, and the unique ``(player, deal)`` constraint is the last guard. A request never
+searches: an empty pool is :class:`PoolEmpty` (503, ``Retry-After``) while the job fills it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Q
 
 from games import clock, engine
+from games.dailies.models import DailyChallenge
 from games.engine.solver import limits
 from games.errors import PoolEmpty
 from games.pools import certify
-from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw
+from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw, RatedDeal
+from games.store import locks
+from games.store.models import Game
 
 __all__ = [
     "CertifiedDeal",
@@ -40,6 +46,7 @@ __all__ = [
     "draw",
     "fresh_count",
     "fresh_counts",
+    "counts",
     "PoolEmpty",
 ]
 
@@ -55,6 +62,7 @@ def draw(
     *,
     order_by: Sequence[Any] | None = None,
     game_id: uuid.UUID | None = None,
+    rated: bool = False,
 ) -> CertifiedDeal:
     """Deal ``player`` a certified deal of ``rules`` they were never dealt, and record it
     (with ``game_id``, the game it is dealt in, when the caller knows it already).
@@ -65,11 +73,14 @@ def draw(
     skipped, never waited for), records the draw and counts it; in the caller's transaction
     if there is one (so a game that fails to start gives the deal back). Two draws of one
     player that picked the same deal: the second's record conflicts, writes nothing, and it
-    draws again. :class:`PoolEmpty` when no deal is left for them."""
-    if order_by is None:
+    draws again. :class:`PoolEmpty` when no deal is left for them.
+
+    ``rated``: only a deal nobody has seen (the module's docstring says which), so that no
+    rated game is ever dealt a deal whose winning line may be public."""
+    if order_by is None and not rated:
         pick: tuple[str, tuple[Any, ...]] = (_FRESH_FIRST, (rules, player.pk))
     else:
-        pick = _pick(rules, player.pk, order_by)
+        pick = _pick(rules, player.pk, order_by or ["draws", "id"], unseen=rated)
     for _ in range(_DRAW_ATTEMPTS):
         picked, deal = _draw_once(pick, player.pk, game_id)
         if deal is not None:
@@ -94,16 +105,17 @@ _FRESH_FIRST = (
 )
 
 
-def _pick(rules: str, player_id: int, ordering: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
-    """The pick of a draw in ``ordering``, built by the ORM: its SQL and its parameters."""
+def _pick(
+    rules: str, player_id: int, ordering: Sequence[Any], *, unseen: bool = False
+) -> tuple[str, tuple[Any, ...]]:
+    """The pick of a draw in ``ordering``, built by the ORM: its SQL and its parameters;
+    ``unseen``: among the deals nobody has seen only."""
     taken = PoolDraw.objects.filter(deal_id=OuterRef("pk"), player_id=player_id)
-    candidates = (
-        CertifiedDeal.objects.filter(rules=rules)
-        .exclude(Exists(taken))
-        .order_by(*ordering)
-        .values("id")[:1]
-    )
-    sql, params = candidates.query.sql_with_params()
+    candidates = CertifiedDeal.objects.filter(rules=rules).exclude(Exists(taken))
+    if unseen:
+        candidates = unseen_deals(candidates)
+    first = candidates.order_by(*ordering).values("id")[:1]
+    sql, params = first.query.sql_with_params()
     return sql, tuple(params)
 
 
@@ -134,7 +146,51 @@ def _draw_once(
         picked, *values = cursor.fetchone()
     if values[0] is None:
         return bool(picked), None
-    return True, CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
+    deal = CertifiedDeal.from_db(connection.alias, _ATTNAMES, values)
+    if isinstance(deal.solution, str):  # a raw cursor's jsonb is its text
+        deal.solution = json.loads(deal.solution)
+    return True, deal
+
+
+def unseen_deals(deals: Any) -> Any:
+    """``deals`` (a query of ``CertifiedDeal``) less every deal someone has seen: dealt from
+    the pool (``draws``), played in any game (a finished one is public, and one still played
+    soon will be), a daily's, or rated before (the games dealt before ``games_rated_deal``
+    existed included)."""
+    same = {"rules": OuterRef("rules"), "seed": OuterRef("seed")}
+    return (
+        deals.filter(draws=0)
+        .exclude(Exists(Game.objects.filter(**same)))
+        .exclude(Exists(DailyChallenge.objects.filter(**same)))
+        .exclude(Exists(RatedDeal.objects.filter(**same)))
+    )
+
+
+#: What ``counts`` says of each ruleset's pool, in this order.
+STATES = ("certified", "dealt", "rated", "ready")
+
+
+def counts(rules: Sequence[str]) -> dict[str, dict[str, int]]:
+    """For each ruleset of ``rules`` (and any other with certified deals), how many of its
+    pool's deals are ``certified`` (all of them), ``dealt`` (to anyone, from the pool),
+    ``rated`` (dealt to a rated game: ``games_rated_deal``, the rated games dealt before it
+    existed counted by deal) and ``ready`` (nobody has seen them: a rated draw may deal
+    them). Four grouped queries, whatever the pools hold."""
+    found: dict[str, dict[str, int]] = {name: dict.fromkeys(STATES, 0) for name in rules}
+    certified = CertifiedDeal.objects.values("rules").annotate(
+        certified=Count("id"), dealt=Count("id", filter=Q(draws__gt=0))
+    )
+    for row in certified:
+        found.setdefault(row["rules"], dict.fromkeys(STATES, 0)).update(
+            certified=row["certified"], dealt=row["dealt"]
+        )
+    ready = unseen_deals(CertifiedDeal.objects.all()).values("rules").annotate(n=Count("id"))
+    for fresh in ready:
+        found[fresh["rules"]]["ready"] = fresh["n"]
+    rated = RatedDeal.objects.filter(rules__in=list(found)).values("rules").annotate(n=Count("id"))
+    for dealt in rated:
+        found[dealt["rules"]]["rated"] = dealt["n"]
+    return found
 
 
 def fresh_count(rules: str) -> int:
@@ -197,7 +253,7 @@ def _fill(
     stored together, so that one that dies mid-way neither loses nor counts a deal twice."""
     ruleset = engine.RULESETS[rules]
     done = Filled()
-    with _pool_lock(rules) as mine:
+    with locks.session_lock(lock_id(rules)) as mine:
         if not mine:
             return done
         cursor, _ = PoolCursor.objects.get_or_create(rules=rules)
@@ -311,17 +367,3 @@ LOCK_KEY = 0x5C1_0000_0000
 def lock_id(rules: str) -> int:
     """The PostgreSQL advisory lock that whoever fills the pool of ``rules`` holds."""
     return LOCK_KEY + list(engine.RULESETS).index(rules)
-
-
-@contextmanager
-def _pool_lock(rules: str) -> Iterator[bool]:
-    """Try the pool's session-level advisory lock; whether this connection got it."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock_id(rules)])
-        (mine,) = cursor.fetchone()
-    try:
-        yield bool(mine)
-    finally:
-        if mine:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(rules)])

@@ -32,6 +32,9 @@ class CertifiedDeal(models.Model):
     difficulty_label = models.CharField(max_length=16)
     #: How many players were dealt it: a fresh deal (none) is dealt first.
     draws = models.PositiveIntegerField(default=0)
+    #: Its rating predicted from the certification (``games.ratings.predict``; ``None``
+    #: until first predicted): what a rated game of it records as the deal's first rating.
+    rating = models.FloatField(null=True)
     created_at = models.DateTimeField()
 
     class Meta:
@@ -91,3 +94,27 @@ class PoolCursor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rules} pool at {self.next_index}"
+
+
+class RatedDeal(models.Model):
+    """A deal dealt to a rated pool game: one row per deal, ever. PostgreSQL writes it, from
+    the ``created`` event of every rated game that is not a daily's (a trigger of the
+    ``0022`` migration), so the unique ``(rules, seed)`` refuses a second rated game of a
+    deal however its event is written (docs/ratings.md#one-rated-game-a-deal). Rated games
+    dealt before the table existed are recorded by their first game only: a deal some of
+    them shared stays as it was dealt."""
+
+    rules = models.CharField(max_length=32)
+    seed = models.BigIntegerField()
+    #: The rated game dealt it (not a foreign key: ``Game`` rows are a projection).
+    game_id = models.UUIDField(unique=True)
+    dealt_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_rated_deal"
+        constraints = [
+            models.UniqueConstraint(fields=["rules", "seed"], name="rated_deal_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rules} deal {self.seed} rated in {self.game_id}"

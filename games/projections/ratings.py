@@ -3,8 +3,9 @@
 A rated game is a match between its player and its deal, in its ruleset's pool. Four events
 of a rated game touch the ratings, each in its own append statement:
 
-- ``created``: the player's rating (1500, 500, 0.09) and the deal's (from its difficulty)
-  are made if they do not exist yet;
+- ``created``: the player's rating (1500, 500, 0.09) and the deal's (the rating its event
+  gives, predicted from its certification, else from its difficulty) are made if they do
+  not exist yet;
 - the event that **scores** it (the first that finishes or restarts it,
   ``Stream.scored``): one call of the SQL function ``scorpion_rating_score`` locks both
   rows, computes both one-game updates by ``scorpion_glicko2`` (``games.ratings.glicko2``'s
@@ -33,7 +34,7 @@ from typing import Any
 from django.db import connection
 
 from games.projections.base import Change, Projection
-from games.ratings import parameters
+from games.ratings import parameters, predict
 from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.store import append as store
 from games.store import events, streams
@@ -127,7 +128,11 @@ def fragments_of(
             rt_start_rating=parameters.START_RATING,
             rt_start_rd=parameters.START_RD,
             rt_start_volatility=parameters.START_VOLATILITY,
-            rt_deal_rating=parameters.deal_rating(after.difficulty),
+            rt_deal_rating=(
+                parameters.deal_rating(after.difficulty)
+                if after.deal_rating is None
+                else after.deal_rating
+            ),
             rt_deal_rd=parameters.DEAL_RD,
             rt_deal_volatility=parameters.DEAL_VOLATILITY,
         )
@@ -249,3 +254,6 @@ class Ratings(Projection):
         work.sort(key=lambda item: item[0])
         for _, game_id, written in work:
             store.replayed(game_id, written)
+        # The deals still to deal, rated by a fit of the history just replayed.
+        for rules in RatedGame.objects.values_list("rules", flat=True).distinct().order_by():
+            predict.refit(rules)

@@ -121,3 +121,57 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"rating change {self.n} of {self.player_id} in {self.rules}"
+
+
+class RatingFit(models.Model):
+    """A ruleset's fit of a deal's rating from its certification (``games.ratings.fit``):
+    its weights, in the order of ``fit.NAMES``, and the rated games it was fitted on. Not
+    a projection: the rating each deal was first given is in its game's ``created`` event,
+    so a refit changes no rating already served, only those of the deals still to deal."""
+
+    rules = models.CharField(max_length=32, primary_key=True)
+    weights = models.JSONField()
+    games = models.IntegerField()
+    log_likelihood = models.FloatField()
+    fitted_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_rating_fit"
+
+    def __str__(self) -> str:
+        return f"rating fit of {self.rules} on {self.games} games"
+
+
+class GameEvidence(models.Model):
+    """What the background job measured of a finished rated or contest game
+    (``games.ratings.evidence``), and the reasons it is flagged for a moderator (none: not
+    flagged). Written once per game by ``games.jobs.assess_game``; a retry writes it again,
+    the same."""
+
+    game_id = models.UUIDField(primary_key=True)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
+    rules = models.CharField(max_length=32)
+    #: ``rated`` (a pool game), ``daily`` or ``contest``.
+    kind = models.CharField(max_length=8)
+    won = models.BooleanField()
+    positions = models.IntegerField()
+    matched = models.IntegerField()
+    match = models.FloatField(null=True)
+    intervals = models.IntegerField()
+    median_seconds = models.FloatField(null=True)
+    mean_seconds = models.FloatField(null=True)
+    variation = models.FloatField(null=True)
+    difficulty = models.FloatField(null=True)
+    hints = models.IntegerField()
+    reasons = models.JSONField(default=list)
+    flagged = models.BooleanField()
+    assessed_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_game_evidence"
+        indexes = [models.Index(fields=["flagged", "-assessed_at"], name="evidence_flagged")]
+
+    def __str__(self) -> str:
+        return f"evidence of {self.game_id}"

@@ -157,6 +157,8 @@ def event_data(event: Event, sight: Sight) -> dict[str, Any]:
         data["deal"] = None
         if "difficulty" in data:  # a rated deal's difficulty is as secret as the deal
             data["difficulty"] = None
+        if "deal_rating" in data:  # and so is its rating
+            data["deal_rating"] = None
     return data
 
 
@@ -245,8 +247,11 @@ def arena_body(arena: Contest, players: int) -> ArenaBody:
     """An arena: the seeds of the deals played only once it is finished."""
     return {
         "id": str(arena.id),
+        "code": arena.code,
         "title": arena.title,
         "rules": arena.rules,
+        "public": arena.public,
+        "creator": arena.creator.get_username() if arena.creator is not None else None,
         "starts_at": timestamp(arena.starts_at) or "",
         "ends_at": timestamp(arena.ends_at) or "",
         "status": contests.phase(arena),

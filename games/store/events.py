@@ -53,7 +53,9 @@ class Created:
     number ``round`` of (both keys are written only for such a game, so older streams read
     unchanged); ``engine`` the engine version that must replay it. ``rated``: the game is
     rated, the player against the deal (docs/ratings.md), and ``difficulty`` (0 to 1) is the
-    deal's, from which its first rating comes (both written only for a rated game).
+    deal's, from which its first rating comes (both written only for a rated game), unless
+    ``deal_rating`` gives it: a pool deal's rating predicted from its certification
+    (``games.ratings.fit``; written only when set, so older streams read unchanged).
     """
 
     TYPE: ClassVar[str] = "created"
@@ -69,6 +71,7 @@ class Created:
     round: int | None = None
     rated: bool = False
     difficulty: float | None = None
+    deal_rating: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -85,6 +88,8 @@ class Created:
         if self.rated:
             data["rated"] = True
             data["difficulty"] = self.difficulty
+            if self.deal_rating is not None:
+                data["deal_rating"] = self.deal_rating
         return data
 
     @classmethod
@@ -111,6 +116,11 @@ class Created:
         difficulty = data.get("difficulty") if rated else None
         if rated and (isinstance(difficulty, bool) or not isinstance(difficulty, int | float)):
             raise TypeError(f"difficulty is not a number: {difficulty!r}")
+        deal_rating = data.get("deal_rating") if rated else None
+        if deal_rating is not None and (
+            isinstance(deal_rating, bool) or not isinstance(deal_rating, int | float)
+        ):
+            raise TypeError(f"deal_rating is not a number: {deal_rating!r}")
         return cls(
             rules=_str(data, "rules"),
             seed=seed,
@@ -122,6 +132,7 @@ class Created:
             round=round_,
             rated=rated,
             difficulty=None if difficulty is None else float(difficulty),
+            deal_rating=None if deal_rating is None else float(deal_rating),
         )
 
 

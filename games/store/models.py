@@ -155,6 +155,8 @@ class Game(models.Model):
             models.Index(fields=["public", "-created_at"], name="game_public_created"),
             models.Index(fields=["challenge", "-created_at"], name="game_challenge_created"),
             models.Index(fields=["contest", "owner"], name="game_contest_owner"),
+            #: Whether anyone was dealt a deal: a rated draw deals only a deal nobody has seen.
+            models.Index(fields=["rules", "seed"], name="game_rules_seed"),
         ]
 
     def __str__(self) -> str:
@@ -204,6 +206,9 @@ class Account(models.Model):
     guest = models.BooleanField(default=False)
     #: When the account was closed (or the guest expired): its name is gone, its games stay.
     closed_at = models.DateTimeField(null=True, blank=True)
+    #: How the player likes the client (docs/api.md#preferences): what was stored, read over
+    #: the defaults of ``games.reads.accounts.PREFERENCES``.
+    preferences = models.JSONField(default=dict, db_default={}, blank=True)
 
     class Meta:
         db_table = "games_account"

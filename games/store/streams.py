@@ -100,6 +100,9 @@ class Stream:
     #: restarted it; 1 for a win without a hint, else 0.
     rated: bool = False
     difficulty: float | None = None
+    #: The deal's first rating, when its ``created`` event gives it (a pool deal's predicted
+    #: rating); else it comes from ``difficulty``.
+    deal_rating: float | None = None
     scored: int = 0
     score: float | None = None
 
@@ -160,6 +163,7 @@ def start(event: Event) -> Stream:
         round=created.round,
         rated=created.rated,
         difficulty=created.difficulty,
+        deal_rating=created.deal_rating,
     )
 
 

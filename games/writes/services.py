@@ -50,7 +50,7 @@ from games.errors import (
     WinnableWithDeal,
 )
 from games.metrics import Timings
-from games.ratings import parameters
+from games.ratings import parameters, predict
 from games.ratings.models import PlayerRating
 from games.reads import selectors
 from games.store import append as store
@@ -150,7 +150,7 @@ def _from_pool(
     game_id = uuid.uuid4()
     with transaction.atomic():
         order = _nearest_rating(owner, rules.name) if rated else None
-        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id)
+        certified = pools.draw(rules.name, owner, order_by=order, game_id=game_id, rated=rated)
         written = _start_game(
             owner=owner,
             rules=rules,
@@ -158,6 +158,7 @@ def _from_pool(
             cards=engine.seeded_deal(rules, certified.seed),
             public=public,
             difficulty=certified.difficulty if rated else None,
+            deal_rating=predict.predicted(certified) if rated else None,
             game_id=game_id,
         )
     return FromPool(written.stream, written.summary, certified)
@@ -210,19 +211,18 @@ def abandon_closed_days() -> list[uuid.UUID]:
 
 
 def _nearest_rating(owner: User, rules: str) -> list[Any]:
-    """The pool's order for a rated draw: the deals whose rating (their first one, from
-    their difficulty, until someone played them) is nearest the owner's rating, then the
-    fresh ones, then the oldest."""
+    """The pool's order for a rated draw (among deals nobody has seen, so none has a rating
+    from play yet): the deal whose predicted rating (``games.ratings.predict``; until it is
+    predicted, the one from its difficulty) is nearest the owner's rating, then the
+    oldest."""
     mine = (
         PlayerRating.objects.filter(player_id=owner.pk, rules=rules)
         .values_list("rating", flat=True)
         .first()
     )
     distance = RawSQL(
-        """abs(COALESCE(
-            (SELECT d.rating FROM games_rating_deal d
-             WHERE d.rules = games_certified_deal.rules AND d.seed = games_certified_deal.seed),
-            %s + %s * games_certified_deal.difficulty) - %s)""",
+        "abs(COALESCE(games_certified_deal.rating,"
+        " %s + %s * games_certified_deal.difficulty) - %s)",
         (
             parameters.DEAL_LOW,
             parameters.DEAL_HIGH - parameters.DEAL_LOW,
@@ -285,10 +285,12 @@ def _start_game(
     contest: str | None = None,
     round_: int | None = None,
     difficulty: float | None = None,
+    deal_rating: float | None = None,
     game_id: uuid.UUID | None = None,
 ) -> Written:
     """Start a game: its ``created`` event and every read model of it, in one statement. A
-    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md);
+    ``difficulty`` makes it a rated game of a deal that difficulty (docs/ratings.md), and
+    ``deal_rating`` its deal's first rating (else the difficulty's);
     ``game_id`` is its id, when the caller chose it (else a new one)."""
     created = events.Created(
         rules=rules.name,
@@ -301,6 +303,7 @@ def _start_game(
         round=round_,
         rated=difficulty is not None,
         difficulty=difficulty,
+        deal_rating=deal_rating,
     )
     change = projections.create(created, owner=owner, game_id=game_id)
     return Written(change.after, change.summary)

@@ -176,3 +176,57 @@ def test_a_weeks_rating_board_lists_who_was_rated_in_it_as_they_left_it(
     assert rows("period=month&at=2026-12") == [("alice", 1500)]
     assert rows("period=week&at=2026-W47") == []
     assert rows("") == [("bob", 1700), ("alice", 1500)]
+
+
+def test_the_replay_attack_finds_no_rated_game_to_win(as_alice, as_bob) -> None:
+    """Copy a public game's winning line into a rated game: no rated game is ever dealt a
+    deal whose line is public, so the copy never wins, and an exhausted pool says so."""
+    solutions = {deal.seed: deal.solution for deal in pools.fill("classic", 4)}
+    # Bob wins a rated deal and resigns a casual one of the pool: both public, seed and all.
+    won = as_bob.post("/api/v1/games", {"rules": "classic", "rated": True}).json()["id"]
+    for command in solutions[Event.objects.get(game_id=won, seq=1).data["seed"]]:
+        as_bob.post(f"/api/v1/games/{won}/commands", command)
+    casual = as_bob.post("/api/v1/games", {"rules": "classic", "winnable": True}).json()["id"]
+    as_bob.post(f"/api/v1/games/{casual}/commands", {"type": "resign"})
+    public = {as_alice.get(f"/api/v1/games/{game}").json()["seed"] for game in (won, casual)}
+    assert None not in public and len(public) == 2
+    lines = [solutions[seed] for seed in public]
+
+    dealt = []
+    rated = {"rules": "classic", "rated": True}
+    while (answer := as_alice.post("/api/v1/games", rated)).status_code == 201:
+        game = answer.json()["id"]
+        dealt.append(Event.objects.get(game_id=game, seq=1).data["seed"])
+        for line in lines:  # every public line, played from where the last one stopped
+            for command in line:
+                if as_alice.post(f"/api/v1/games/{game}/commands", command).status_code != 201:
+                    break
+        assert as_alice.get(f"/api/v1/games/{game}").json()["status"] != "won"
+    assert len(dealt) == 2 and not public & set(dealt)
+    assert answer.status_code == 503 and answer.json()["code"] == "pool_empty"
+    assert answer.headers["Retry-After"] == "60"
+
+
+def test_the_dailys_stakes_are_the_changes_a_win_and_a_loss_then_make(as_alice, as_bob) -> None:
+    DailyChallenge.objects.create(
+        date=DAY, rules="classic", seed=WIN["seed"], nodes=1000, created_at=NOON
+    )
+    day = DAY.isoformat()
+    with clock.frozen(NOON):
+        stakes = as_alice.get(f"/api/v1/challenges/{day}/stakes").json()
+        assert stakes["rated"] is True and stakes["rating"] == parameters.START_RATING
+        assert stakes["provisional"] is True and stakes["win"] > 0 > stakes["loss"]
+        game_id = as_alice.post(f"/api/v1/challenges/{day}/join").json()["id"]
+        lost = as_alice.post(f"/api/v1/games/{game_id}/commands", {"type": "resign"}).json()
+        assert lost["game"]["rating"]["change"] == pytest.approx(stakes["loss"], abs=0.01)
+        # Bob's stakes are against the deal as Alice's loss left it: his win is what he gets.
+        stakes = as_bob.get(f"/api/v1/challenges/{day}/stakes").json()
+        game_id = as_bob.post(f"/api/v1/challenges/{day}/join").json()["id"]
+        for command in WIN["actions"]:
+            answer = as_bob.post(f"/api/v1/games/{game_id}/commands", command).json()
+        assert answer["game"]["rating"]["change"] == pytest.approx(stakes["win"], abs=0.01)
+        assert as_bob.get("/api/v1/challenges/1999-01-01/stakes").status_code == 404
+    with clock.frozen(NOON + dt.timedelta(days=1)):
+        closed = as_alice.get(f"/api/v1/challenges/{day}/stakes").json()
+        assert (closed["rated"], closed["win"], closed["loss"]) == (False, None, None)
+        assert closed["rating"] < parameters.START_RATING

@@ -90,3 +90,60 @@ def test_the_rating_board_is_a_ruleset_tab_with_periods(pages, server, shots) ->
     page.goto(f"{server.http}/leaderboards?scope=daily&metric=rating")
     page.wait_for_selector("#leaderboard")
     assert "Rating" not in page.locator("#metric-tabs").text_content()
+
+
+def test_play_this_deal_from_a_replay_and_a_casual_game_when_no_rated_deal_is_ready(
+    pages, server, shots
+) -> None:
+    """A finished game's replay (and its row on a profile) offers its deal as a casual game,
+    which says it is casual and is never rated. A rated game's "again" with no rated deal
+    ready offers a casual game instead of an error."""
+    pools.fill("classic", 1)
+    owner = signed_up(server, "dealer")
+    finished = owner.api.post("/games", json={"rules": "classic", "seed": 777}).json()
+    owner.api.post(f"/games/{finished['id']}/commands", json={"type": "resign"})
+    visitor = signed_up(server, "copier")
+
+    page = pages(visitor, path=f"/games/{finished['id']}", size=(1280, 800))
+    page.wait_for_selector("#scrubber")
+    assert page.locator(f"[data-play-deal='{finished['id']}']").get_attribute("title") == (
+        "A casual game of this deal, from its start: never rated."
+    )
+    shoot(page, shots, "play-this-deal-replay")
+    page.click(f"[data-play-deal='{finished['id']}']")
+    page.wait_for_selector("#casual-tag")
+    assert page.locator("#rated-tag").count() == 0
+    copy = page.url.rsplit("/", 1)[1]
+    assert copy != finished["id"]
+    body = visitor.api.get(f"/games/{copy}").json()
+    assert body["owner"] == "copier" and body["rated"] is False and body["seed"] is None
+    page.wait_for_selector(".tableau .card")
+    page.keyboard.press("x")
+    page.click("dialog [data-value=yes]")
+    page.wait_for_selector("dialog .end-lead")
+    copied = visitor.api.get(f"/games/{copy}").json()
+    assert copied["seed"] == 777 and copied["rated"] is False and "rating" not in copied
+    page.keyboard.press("Escape")
+
+    # The profile's finished games offer their deals too; a game in play does not.
+    playing = owner.api.post("/games", json={"rules": "classic"}).json()
+    page.goto(f"{server.http}/players/dealer")
+    page.wait_for_selector(f"[data-play-deal='{finished['id']}']")
+    assert page.locator(f"[data-play-deal='{playing['id']}']").count() == 0
+    page.set_viewport_size({"width": 390, "height": 844})
+    shoot(page, shots, "play-this-deal-profile")
+
+    # The one rated deal, played; "again" finds none ready and offers a casual game.
+    rated = visitor.api.post("/games", json={"rules": "classic", "rated": True}).json()
+    page.goto(f"{server.http}/games/{rated['id']}")
+    page.wait_for_selector("#rated-tag")
+    page.wait_for_selector(".tableau .card")
+    page.keyboard.press("x")
+    page.click("dialog [data-value=yes]")
+    page.click("dialog [data-value=again]")
+    page.wait_for_selector("dialog #pool-empty")
+    shoot(page, shots, "pool-empty-offer")
+    page.click("dialog [data-value=casual]")
+    page.wait_for_selector("#casual-tag")
+    casual = visitor.api.get(f"/games/{page.url.rsplit('/', 1)[1]}").json()
+    assert casual["rated"] is False and casual["status"] == "playing"

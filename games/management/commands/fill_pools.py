@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from games import engine, pools
+from games.ratings import predict
 
 
 class Command(BaseCommand):
@@ -37,6 +38,7 @@ class Command(BaseCommand):
             raise CommandError("--target must be at least 0 and --max-candidates at least 1")
         for name in names:
             made = pools.fill(name, target, max_candidates=options["max_candidates"])
+            predict.refresh(name)
             self.stdout.write(
                 f"{name}: {len(made)} deals certified, {pools.fresh_count(name)} fresh"
             )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import uuid
 from typing import Any, NoReturn
@@ -75,6 +76,7 @@ class Header:
             round=round_,
             rated="Rated" in tags,
             difficulty=self.difficulty(),
+            deal_rating=self.deal_rating(),
         )
         self.game_id = self.matching("Game", None, uuid.UUID)
         self.result = self.choice("Result", {status: status for status in engine.STATUSES})
@@ -136,6 +138,19 @@ class Header:
             value = -1.0
         if not 0.0 <= value <= 1.0:
             self.fail("Rated", "bad_tag", "a difficulty from 0 to 1")
+        return value
+
+    def deal_rating(self) -> float | None:
+        """A rated pool game's first deal rating (the ``DealRating`` tag, with ``Rated``)."""
+        text = self.get("DealRating")
+        if text is None:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if "Rated" not in self.tags or not math.isfinite(value):
+            self.fail("DealRating", "bad_tag", "a rated game's deal rating, a number")
         return value
 
     def contest(self) -> tuple[str | None, int | None]:

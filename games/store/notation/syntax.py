@@ -36,6 +36,7 @@ TAGS = (
     "Contest",
     "Round",
     "Rated",
+    "DealRating",
     "Player",
     "Created",
     "Finished",

@@ -184,6 +184,8 @@ def _tags(
         tags += [("Contest", created.contest), ("Round", str(created.round))]
     if created.rated:
         tags.append(("Rated", repr(created.difficulty)))
+        if created.deal_rating is not None:
+            tags.append(("DealRating", repr(created.deal_rating)))
     if transcript.player is not None:
         tags.append(("Player", transcript.player))
     if created_at is not None:

@@ -1,9 +1,11 @@
 // Pieces of every page that shows a game: its heading, the score bar, the list of moves and
 // the sentence that describes an event (with the card it moved, in every list).
 
+import * as api from "./api.js";
 import { cardName, short } from "./cards.js";
-import { clock, h, replace } from "./dom.js";
+import { clock, h, modal, replace, toast } from "./dom.js";
 import { num, t } from "./i18n.js";
+import { navigate } from "./router.js";
 import { rulesTitle, statusBadge } from "./widgets.js";
 
 /** The game's title: its ruleset and its player, and tags (daily, race, live, …). */
@@ -27,8 +29,34 @@ export function header(game, rules, extra = []) {
           })
         : null,
       game.rated ? h("span", { class: "tag tag-rated", id: "rated-tag", text: t("rating.rated_tag") }) : null,
+      // A game of the player's own choosing (a seed, a deal, "play this deal") is casual.
+      !game.rated && !game.challenge && !game.contest
+        ? h("span", { class: "tag tag-casual", id: "casual-tag", title: t("game.casual_title"), text: t("game.casual_tag") })
+        : null,
       extra),
   );
+}
+
+/** Start a game (`POST /games` with `body`). A rated deal is dealt once, ever: when none of
+ *  the ruleset is ready (503 pool_empty), or no winnable deal is for a "winnable only"
+ *  game, the player is offered a casual game of the ruleset instead. The game started, or null if they declined. */
+export async function startGame(body) {
+  try {
+    return await api.post("/games", body);
+  } catch (error) {
+    if (!(body.rated || body.winnable) || !(error instanceof api.ApiError) || error.code !== "pool_empty") throw error;
+    const answer = await modal({
+      title: t(body.rated ? "pool.empty_title" : "pool.empty_winnable_title"),
+      body: [h("p", { id: "pool-empty", text: t(body.rated ? "pool.empty_text" : "pool.empty_winnable") })],
+      buttons: [
+        { label: t("pool.casual"), value: "casual", primary: true },
+        { label: t("end.lobby"), value: "lobby" },
+      ],
+    });
+    if (answer !== "casual") return null;
+    const { rated, winnable, ...casual } = body;
+    return api.post("/games", casual);
+  }
 }
 
 /** Score, moves, sequences, time and status; `update(game)` refreshes it. The clock runs
@@ -107,4 +135,30 @@ export function moveList() {
       requestAnimationFrame(() => (list.scrollTop = list.scrollHeight));
     },
   };
+}
+
+/** "Play this deal": a finished game whose deal is public (its seed shows) offered as a
+ *  casual game of the same deal, from its start (`POST /games` with the seed: never rated).
+ *  Null when there is nothing to offer: a game still played, a deal still secret, or no
+ *  one signed in to play it. */
+export function playDealButton(game) {
+  if (game.status === "playing" || game.seed == null || !api.session()) return null;
+  const button = h("button", {
+    type: "button",
+    class: "btn btn-small play-deal",
+    "data-play-deal": game.id,
+    title: t("deal.play_help"),
+    text: t("deal.play"),
+    onclick: async () => {
+      button.disabled = true;
+      try {
+        const next = await api.post("/games", { rules: game.rules, seed: game.seed, public: game.public });
+        navigate(`/games/${next.id}`);
+      } catch (error) {
+        toast(error.detail || t("error.network"), "error");
+        button.disabled = false;
+      }
+    },
+  });
+  return button;
 }

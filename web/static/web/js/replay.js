@@ -8,7 +8,7 @@ import { analysisPanel } from "./analysis.js";
 import * as api from "./api.js";
 import { Board } from "./board.js";
 import { h, replace, toast } from "./dom.js";
-import { describe, header, moveList, scorebar } from "./gamebits.js";
+import { describe, header, moveList, playDealButton, scorebar } from "./gamebits.js";
 import { plural, t } from "./i18n.js";
 import { playLine } from "./line.js";
 
@@ -51,7 +51,7 @@ export function mountReplay(container, final, rules, { showLine = new URLSearchP
   lineList.el.querySelector("h2").textContent = t("analysis.line_title");
   lineList.list.id = "line-list";
   const page = h("div", { class: "watch replay" },
-    h("div", { class: "watch-main" }, header(final, rules, [h("span", { class: "tag", text: t("replay.tag") })]), h("div", { class: "bar" }, score.el), result, solver?.el, lineBar, controls, board.el),
+    h("div", { class: "watch-main" }, header(final, rules, [h("span", { class: "tag", text: t("replay.tag") }), playDealButton(final)]), h("div", { class: "bar" }, score.el), result, solver?.el, lineBar, controls, board.el),
     history.el,
     lineList.el,
   );

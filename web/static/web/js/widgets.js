@@ -73,7 +73,7 @@ export function clockOffset(response) {
 }
 
 /** One line of a games list, a link to the game's page. */
-export function gameRow(game, { showOwner = true } = {}, rulesByName = {}) {
+export function gameRow(game, { showOwner = true, extra = null } = {}, rulesByName = {}) {
   const rules = rulesByName[game.rules];
   const goal = rules?.sequences_to_win || 4;
   return h(
@@ -96,6 +96,7 @@ export function gameRow(game, { showOwner = true } = {}, rulesByName = {}) {
         h("span", { class: "stat muted", text: ago(game.finished_at || game.created_at) }),
       ),
     ),
+    extra,
   );
 }
 

@@ -6,6 +6,7 @@ import * as api from "../api.js";
 import { h, replace } from "../dom.js";
 import { num, plural, t } from "../i18n.js";
 import { ratingChart } from "../chart.js";
+import { playDealButton } from "../gamebits.js";
 import { gameRow, metricValue, problem, ratingText, rulesets, rulesTitle } from "../widgets.js";
 
 export const name = "profile";
@@ -35,7 +36,7 @@ export function mount(root, { name: username }) {
             tile(t("profile.win_rate"), percent(stats.win_rate), "win-rate"),
             tile(t("profile.best_time"), time(stats.best_time_ms), "best-time", stats.best_game),
           ),
-          h("p", { class: "muted small", text: t("profile.best_time_note") }),
+          h("p", { class: "muted small", text: `${t("profile.win_rate_note")} ${t("profile.best_time_note")}` }),
         ),
         h("section", { class: "panel", "aria-labelledby": "daily-record" },
           h("h2", { id: "daily-record", text: t("profile.dailies") }),
@@ -57,7 +58,7 @@ export function mount(root, { name: username }) {
                   [["profile.played"], ["profile.won"], ["profile.win_rate"], ["profile.best_time"], ["profile.streak_rules"], ["profile.best_streak"]].map(([label]) => h("th", { scope: "col", class: "num", text: t(label) })),
                 )),
                 h("tbody", {}, stats.rulesets.map((r) => h("tr", { "data-rules": r.rules },
-                  h("th", { scope: "row", text: rulesTitle(rules.byName[r.rules] || { name: r.rules, title: r.rules }) }),
+                  h("th", { scope: "row" }, h("a", { href: `/players/${encodeURIComponent(stats.username)}/stats/${r.rules}`, title: t("stats.open"), text: rulesTitle(rules.byName[r.rules] || { name: r.rules, title: r.rules }) })),
                   h("td", { class: "num", "data-col": "played", text: num(r.played) }),
                   h("td", { class: "num", "data-col": "won", text: num(r.won) }),
                   h("td", { class: "num", "data-col": "win-rate", text: percent(r.win_rate) }),
@@ -72,7 +73,7 @@ export function mount(root, { name: username }) {
         h("section", { class: "panel" },
           h("h2", { text: t("profile.games") }),
           games.results.length
-            ? h("ul", { class: "game-list" }, games.results.map((g) => gameRow(g, { showOwner: false }, rules.byName)))
+            ? h("ul", { class: "game-list" }, games.results.map((g) => gameRow(g, { showOwner: false, extra: playDealButton(g) }, rules.byName)))
             : h("p", { class: "muted", text: t("lobby.no_games") }),
         ),
       );

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0021_rights_notify"),
+        ("games", "0024_preferences"),
     ]
 
     operations = [
