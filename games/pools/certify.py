@@ -22,7 +22,7 @@ from django.conf import settings
 from games import engine
 from games.dailies import secrets
 from games.engine import hint
-from games.engine.solver import solve
+from games.engine.solver import limits, solve
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +141,8 @@ def follows_to_win(rules: engine.Ruleset, deal: tuple[engine.Card, ...]) -> bool
     state = engine.new_game(rules, deal)
     seen: Counter[Hashable] = Counter()
     for _ in range(FOLLOWER_MAX_ACTIONS):
+        if limits.passed():  # between hints too: a hint's searches may be cut one by one
+            raise limits.Interrupted()
         if state.status == engine.WON:
             return True
         if state.status != engine.PLAYING:

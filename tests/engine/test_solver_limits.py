@@ -27,6 +27,10 @@ def test_a_search_ends_by_its_deadline_and_without_one_by_its_budget(core) -> No
     assert time.monotonic() - began < 5
     assert limits.current() == 0  # the block's deadline ends with it
 
+    # A search shorter than the steps between two looks at the clock looks as it starts.
+    with pytest.raises(limits.Interrupted), limits.deadline(time.monotonic() - 1):
+        solve(DOUBLE, states[1], 300, core=core)
+
     with limits.deadline(time.monotonic() + 60):  # far: the same answer as without one
         assert solve(DOUBLE, states[0], 2_000, core=core) == solve(
             DOUBLE, states[0], 2_000, core=core

@@ -2,11 +2,11 @@
 
 Work that must end in time (a pool-fill job, a worker that stops) runs its searches inside
 ``with deadline(at):``; every search this thread starts there, in either core, looks at
-the clock every 1024 steps (128 in the Python core) and raises :class:`Interrupted` once
-``time.monotonic()`` passes ``at``. :func:`interrupt` cuts every search of the process,
-running or to come (a worker asked to stop). A search cut so proves nothing: its caller
-tries it again later, whole. Without a deadline a search is bounded by its budget alone,
-and gives the same answer on every machine.
+the clock as it starts and every 1024 steps (128 in the Python core), and raises
+:class:`Interrupted` once ``time.monotonic()`` passes ``at``. :func:`interrupt` cuts every
+search of the process, running or to come (a worker asked to stop). A search cut so
+proves nothing: its caller tries it again later, whole. Without a deadline a search is
+bounded by its budget alone, and gives the same answer on every machine.
 """
 
 from __future__ import annotations

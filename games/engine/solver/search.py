@@ -631,6 +631,8 @@ class Search:
         path = self.path
         nodes = self.nodes
         key = self.key
+        if limits.passed():  # and as it goes: a short search still stops
+            raise limits.Interrupted()
         steps = 0
         while stack:
             steps += 1

@@ -1267,6 +1267,8 @@ int ns_run(ns_search *s, int64_t budget, double deadline)
 {
     if (s->decided >= 0)
         return s->decided;
+    if (cut(deadline)) /* and as it goes: a search shorter than 1024 steps still stops */
+        return NS_CUT;
     if (!s->started) {
         s->started = 1;
         int r = start(s);

@@ -55,7 +55,8 @@ ns_search *ns_new(const ns_setup *setup, const char **error);
 void ns_free(ns_search *search);
 /* Search.run: go on until ``budget`` distinct positions in all; a verdict, or
  * NS_NOMEMORY; NS_CUT once CLOCK_MONOTONIC passes ``deadline`` (seconds, as Python's
- * time.monotonic(); 0: none) or after ns_interrupt(), looked at every 1024 steps. */
+ * time.monotonic(); 0: none) or after ns_interrupt(), looked at as it starts and every 1024
+ * steps. */
 int ns_run(ns_search *search, int64_t budget, double deadline);
 /* Cut every search of the process, running or to come (a worker that stops). */
 void ns_interrupt(void);
