@@ -21,7 +21,7 @@ import uuid
 
 from django.conf import settings
 from django.db import close_old_connections
-from procrastinate import JobContext, builtin_tasks
+from procrastinate import JobContext, builtin_tasks, exceptions
 from procrastinate.contrib.django import app
 
 from games import pools
@@ -105,7 +105,17 @@ async def retry_stalled(context: JobContext, timestamp: int) -> None:
     manager = context.app.job_manager
     for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_SECONDS):
         logger.warning("job %s[%s] stalled with its worker: retried", job.task_name, job.id)
-        await manager.retry_job(job)
+        try:
+            await manager.retry_job(job)
+        except exceptions.UniqueViolation:
+            # Its twin is queued (a periodic job's next run, with the same queueing lock):
+            # the twin gives way, since both would do the same work.
+            for twin in await manager.list_jobs_async(
+                queueing_lock=job.queueing_lock, status="todo"
+            ):
+                if twin.id is not None:
+                    await manager.cancel_job_by_id_async(twin.id)
+            await manager.retry_job(job)
 
 
 @app.periodic(cron="* * * * *", periodic_id="pools-every-minute")
