@@ -26,7 +26,7 @@ from procrastinate.contrib.django import app
 from games import pools
 from games.errors import GameNotFinished, GameNotFound
 from games.ratings import predict
-from games.writes import mail
+from games.writes import evidence, mail
 from games.writes.analysis import analysis_compute
 from games.writes.puzzles import puzzles_mine
 from games.writes.schedule import schedule_run
@@ -112,6 +112,17 @@ def account_mail(kind: str, user_id: int, email: str, origin: str, language: str
     close_old_connections()
     try:
         mail.mail_send(kind=kind, user_id=user_id, email=email, origin=origin, language=language)
+    finally:
+        close_old_connections()
+
+
+@app.task(name=evidence.TASK, queue=SOLVER_QUEUE, retry=2)
+def assess_game(game_id: str) -> None:
+    """The evidence of a finished rated or contest game, and its flags for moderators
+    (``games.writes.evidence``); queued by the event that finished it."""
+    close_old_connections()
+    try:
+        evidence.evidence_record(uuid.UUID(game_id))
     finally:
         close_old_connections()
 
