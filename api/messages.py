@@ -82,6 +82,14 @@ MESSAGES: dict[str, Promise] = {
         "In a running daily challenge, race or arena your hints count: ask for one with "
         "POST /games/{id}/hints, which records it."
     ),
+    "finish_not_ready": _(
+        "There is nothing to finish: the game is over, or a card is still face down or in "
+        "the reserve."
+    ),
+    "finish_counts": _(
+        "In a running daily challenge, race or arena, or a rated game, the finish is not "
+        "offered: it would be help from the solver."
+    ),
     "analysis_not_yet": _(
         "The analysis of a game of a daily challenge, race or arena is available once it is over."
     ),

@@ -25,6 +25,7 @@ from api import messages
 from api.schema import CARD_PATTERN, serializer_for
 from games import clock, engine
 from games.reads import mydata, puzzle_shapes, shapes
+from games.reads.accounts import PREFERENCES
 from games.writes import accounts
 
 #: The largest layout of any ruleset: columns, cells and positions in a column.
@@ -228,6 +229,17 @@ class AccountCloseIn(StrictSerializer):
     password = StrictCharField(max_length=4096, trim_whitespace=False)
 
 
+@extend_schema_serializer(component_name="PreferencesIn")
+class PreferencesIn(StrictSerializer):
+    """Every preference of the client (docs/api.md#preferences): a PUT replaces them all."""
+
+    card_size = serializers.ChoiceField(choices=PREFERENCES["card_size"])
+    theme = serializers.ChoiceField(choices=PREFERENCES["theme"])
+    sound = StrictBooleanField()
+    animations = StrictBooleanField()
+    auto_finish = StrictBooleanField()
+
+
 class DataQuery(serializers.Serializer):  # type: ignore[type-arg]
     format = serializers.ChoiceField(choices=list(mydata.FORMATS), default="scorpion")
 
@@ -325,14 +337,13 @@ class LeaderboardQuery(serializers.Serializer):  # type: ignore[type-arg]
     cursor = serializers.CharField(required=False, max_length=500)
 
 
-@extend_schema_serializer(component_name="RaceCreate")
-class RaceCreateIn(StrictSerializer):
-    """A new race: a start (``countdown`` seconds from now, or ``starts_at``), a time limit."""
+class ContestStartIn(StrictSerializer):
+    """A new contest's start (``countdown`` seconds from now, or ``starts_at``), ruleset,
+    title and whether it is listed."""
 
     rules = serializers.ChoiceField(
         choices=list(engine.RULESETS), default=engine.DEFAULT_RULES.name
     )
-    deals = StrictIntegerField(min_value=1, max_value=5, default=1)
     countdown = StrictIntegerField(
         min_value=0,
         max_value=settings.RACE_MAX_COUNTDOWN_SECONDS,
@@ -341,11 +352,6 @@ class RaceCreateIn(StrictSerializer):
     )
     starts_at = serializers.DateTimeField(
         required=False, help_text="the start, ISO 8601 (instead of countdown)"
-    )
-    time_limit = StrictIntegerField(
-        min_value=10,
-        max_value=settings.RACE_MAX_TIME_LIMIT_SECONDS,
-        help_text="seconds from the start to the end",
     )
     public = StrictBooleanField(default=True)
     title = StrictCharField(max_length=100, required=False, allow_blank=True)
@@ -368,6 +374,34 @@ class RaceCreateIn(StrictSerializer):
                     {"starts_at": [messages.START_TOO_FAR % {"limit": limit}]}, code="invalid"
                 )
         return attrs
+
+
+@extend_schema_serializer(component_name="RaceCreate")
+class RaceCreateIn(ContestStartIn):
+    """A new race: a start (``countdown`` seconds from now, or ``starts_at``), a time limit."""
+
+    deals = StrictIntegerField(min_value=1, max_value=5, default=1)
+    time_limit = StrictIntegerField(
+        min_value=10,
+        max_value=settings.RACE_MAX_TIME_LIMIT_SECONDS,
+        help_text="seconds from the start to the end",
+    )
+
+
+#: How long a player's arena may last: a minute to a week (the rotation's weekly one).
+ARENA_MIN_SECONDS, ARENA_MAX_SECONDS = 60, 7 * 86400
+
+
+@extend_schema_serializer(component_name="ArenaCreate")
+class ArenaCreateIn(ContestStartIn):
+    """A player's arena: a start (``countdown`` seconds from now, or ``starts_at``) and how
+    long it lasts."""
+
+    duration = StrictIntegerField(
+        min_value=ARENA_MIN_SECONDS,
+        max_value=ARENA_MAX_SECONDS,
+        help_text="seconds from the start to the end (a minute to a week)",
+    )
 
 
 class ContestListQuery(serializers.Serializer):  # type: ignore[type-arg]
@@ -558,6 +592,8 @@ HintOut = serializer_for(shapes.HintBody)
 AnalysisOut = serializer_for(shapes.AnalysisBody)
 RulesOut = serializer_for(shapes.RulesBody)
 PlayerOut = serializer_for(shapes.PlayerBody)
+RulesetStatsOut = serializer_for(shapes.RulesetStatsBody)
+StakesOut = serializer_for(shapes.StakesBody)
 LiveGamesOut = serializer_for(shapes.LiveGamesBody)
 TvOut = serializer_for(shapes.TvBody)
 ChallengeMonthOut = serializer_for(shapes.ChallengeMonthBody)
@@ -565,6 +601,8 @@ SolutionStepOut = serializer_for(shapes.SolutionStepBody)
 RegisteredOut = serializer_for(shapes.RegisteredBody)
 TokenOut = serializer_for(shapes.TokenBody)
 MeOut = serializer_for(shapes.MeBody)
+PreferencesOut = serializer_for(shapes.PreferencesBody)
+FinishOut = serializer_for(shapes.FinishBody)
 EmailOut = serializer_for(shapes.EmailConfirmedBody)
 KeysOut = serializer_for(shapes.KeysBody)
 WsTicketOut = serializer_for(shapes.WsTicketBody)

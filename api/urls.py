@@ -25,6 +25,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("auth/guest", accounts.GuestPlayApi.as_view(), name="guest-play"),
     path("auth/me", accounts.MeApi.as_view(), name="account-me"),
+    path("auth/preferences", accounts.PreferencesApi.as_view(), name="preferences"),
     path("auth/password", accounts.PasswordChangeApi.as_view(), name="password-change"),
     path("auth/password/reset", accounts.PasswordResetApi.as_view(), name="password-reset"),
     path(
@@ -40,6 +41,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/keys/<int:key_id>", accounts.KeyRevokeApi.as_view(), name="key-revoke"),
     path("auth/ws-ticket", accounts.WsTicketApi.as_view(), name="ws-ticket"),
     path("players/<text:username>", accounts.PlayerGetApi.as_view(), name="player-get"),
+    path(
+        "players/<text:username>/stats/<text:rules>",
+        accounts.PlayerStatsApi.as_view(),
+        name="player-stats",
+    ),
     path(
         "players/<text:username>/ratings",
         accounts.PlayerRatingsApi.as_view(),
@@ -64,6 +70,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("games/<text:game_id>/moves", games.GameMovesApi.as_view(), name="game-moves"),
     path("games/<text:game_id>/hint", games.GameHintApi.as_view(), name="game-hint"),
     path("games/<text:game_id>/hints", games.GameHintTakeApi.as_view(), name="game-hints"),
+    path("games/<text:game_id>/finish", games.GameFinishApi.as_view(), name="game-finish"),
     path("games/<text:game_id>/analysis", games.GameAnalysisApi.as_view(), name="game-analysis"),
     path(
         "games/<text:game_id>/states/<int:version>",
@@ -82,6 +89,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "challenges/<text:date>/solution/<int:step>",
         challenges.ChallengeSolutionApi.as_view(),
         name="challenge-solution",
+    ),
+    path(
+        "challenges/<text:date>/stakes",
+        challenges.ChallengeStakesApi.as_view(),
+        name="challenge-stakes",
     ),
     path(
         "challenges/<text:date>/standings",
@@ -107,7 +119,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="race-games",
     ),
     path("races/<text:race>/standings", contests.RaceStandingsApi.as_view(), name="race-standings"),
-    path("arenas", contests.ArenaListApi.as_view(), name="arenas"),
+    path(
+        "arenas",
+        by_method(get=contests.ArenaListApi, post=contests.ArenaCreateApi),
+        name="arenas",
+    ),
     path("arenas/<text:arena>", contests.ArenaGetApi.as_view(), name="arena-get"),
     path("arenas/<text:arena>/play", contests.ArenaPlayApi.as_view(), name="arena-play"),
     path("arenas/<text:arena>/games", contests.ArenaGamesApi.as_view(), name="arena-games"),

@@ -151,9 +151,12 @@ def redis() -> Iterator[str]:
 
 @contextlib.contextmanager
 def daphne(
-    env: dict[str, str], application: str = "scorpion_server.asgi:application"
+    env: dict[str, str],
+    application: str = "scorpion_server.asgi:application",
+    started: list[subprocess.Popen[bytes]] | None = None,
 ) -> Iterator[str]:
-    """A daphne process serving ``application``; yields its base URL."""
+    """A daphne process serving ``application``; yields its base URL (and appends the
+    process to ``started``, if given, for its pid)."""
     port = free_port()
     with tempfile.NamedTemporaryFile(prefix="bench-daphne-", suffix=".log", delete=False) as log:
         process = subprocess.Popen(
@@ -163,6 +166,8 @@ def daphne(
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+    if started is not None:
+        started.append(process)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -304,9 +304,10 @@ async def writes(database_url: str, user: str, rounds: int, each: int) -> dict[s
                 )
                 await timed(
                     f"key inserted, then deleted, triggers {state}",
-                    "INSERT INTO games_api_key (user_id, digest, prefix, created_at, last_used_at,"
-                    " last_user_agent) VALUES ({user}, md5(random()::text) || md5(random()::text),"
-                    " 'bench', now(), now(), ''); COMMIT;"
+                    "INSERT INTO games_api_key (user_id, digest, prefix, name, created_at,"
+                    " last_used_at, last_user_agent) VALUES ({user},"
+                    " md5(random()::text) || md5(random()::text), 'bench', 'bench', now(), now(),"
+                    " ''); COMMIT;"
                     " DELETE FROM games_api_key WHERE user_id = {user} AND prefix = 'bench'",
                 )
         for table, names in TRIGGERS.items():

@@ -274,6 +274,22 @@ class HintNeedsPost(DomainError):
     code = "hint_needs_post"
 
 
+class FinishNotReady(DomainError):
+    """``GET /games/{id}/finish`` of a game that is over, or that still hides a card (face
+    down or in the reserve): there is nothing to finish (docs/api.md#finish)."""
+
+    status = 409
+    code = "finish_not_ready"
+
+
+class FinishCounts(DomainError):
+    """``GET /games/{id}/finish`` by the owner of a game racing others or a rated game in
+    play: there a line from the solver is help that counts, as a hint does."""
+
+    status = 409
+    code = "finish_counts"
+
+
 class GameNotFinished(DomainError):
     """The analysis or the notation of a game still in play: they use or show its hidden
     cards."""

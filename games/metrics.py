@@ -49,6 +49,28 @@ http_seconds = Histogram(
     buckets=_COMMAND_BUCKETS,
 )
 
+# --- the read replica (scorpion_server.replica) ----------------------------------------------
+
+replica_lag = Gauge(
+    "scorpion_replica_lag_seconds",
+    "How long ago the primary first stood past the log position the read replica has"
+    " replayed (0: it has replayed everything), as this process last checked",
+    multiprocess_mode="livemax",
+)
+replica_up = Gauge(
+    "scorpion_replica_up",
+    "1 while this process sends reads that may lag to the replica (reachable, within"
+    " REPLICA_MAX_LAG), 0 while it skips it",
+    multiprocess_mode="livemin",
+)
+_replica_reads = Counter(
+    "scorpion_replica_reads",
+    "GET and HEAD requests by the side that served their reads: replica, primary, or"
+    " retried (answered 400, 401, 403, 404 or 5xx by the replica, then by the primary)",
+    ["side"],
+)
+replica_reads = {side: _replica_reads.labels(side) for side in ("replica", "primary", "retried")}
+
 # --- commands --------------------------------------------------------------------------------
 
 commands = Counter(

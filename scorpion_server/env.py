@@ -188,14 +188,36 @@ def url_of_database(settings_dict: Mapping[str, object]) -> str:
     return f"postgresql://{credentials}{host}:{port}/{name}"
 
 
-def redis_url(name: str = "REDIS_URL") -> str:
-    """A Redis URL (redis://, rediss:// or unix://), or "" when unset."""
+def redis_urls(name: str = "REDIS_URL") -> list[str]:
+    """The Redis servers of ``name``: one URL (redis://, rediss:// or unix://) or several
+    separated by commas, each a different server; ``[]`` when unset. Anything else stops
+    the server at start: an empty item, a server listed twice (two databases of one server
+    are one server to shard over), a URL of another scheme."""
     value = env_str(name)
-    if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
-        raise ImproperlyConfigured(
-            f"{name} must be a redis://, rediss:// or unix:// URL; got {value.split(':')[0]}://…"
+    if not value:
+        return []
+    urls = [part.strip() for part in value.split(",")]
+    servers: set[str] = set()
+    for url in urls:
+        if not url:
+            raise ImproperlyConfigured(
+                f"{name} lists an empty server (two commas, or one at an end)."
+            )
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ImproperlyConfigured(
+                f"{name} must list redis://, rediss:// or unix:// URLs; got {url.split(':')[0]}://…"
+            )
+        server = (
+            parts.path if parts.scheme == "unix" else (parts.hostname or "", parts.port or 6379)
         )
-    return value
+        if str(server) in servers:
+            raise ImproperlyConfigured(
+                f"{name} lists one Redis server twice ({parts.netloc or parts.path}): the"
+                " channel layer shards over different servers, not over databases of one."
+            )
+        servers.add(str(server))
+    return urls
 
 
 _RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}

@@ -24,7 +24,7 @@ from scorpion_server.env import (
     env_rate,
     env_secret,
     env_str,
-    redis_url,
+    redis_urls,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -91,6 +91,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: every answer, errors included, carries the request's X-Request-ID.
     "scorpion_server.observability.RequestIdMiddleware",
+    # Which database a GET reads (scorpion_server.replica); only with DATABASE_REPLICA_URL.
+    # Before the rest: a request the replica answers 404 goes through them again.
+    "scorpion_server.replica.ReplicaReadsMiddleware",
     # Cross-origin requests to /api/, from the origins CORS_ALLOWED_ORIGINS names (none by
     # default); before anything that may answer first.
     "corsheaders.middleware.CorsMiddleware",
@@ -161,6 +164,31 @@ if DB_POOL_MAX_SIZE:
         "reconnect_timeout": 5,
     }
 
+# A streaming replica of the primary for reads that may lag (scorpion_server.replica):
+# spectators' and anonymous visitors' reads go to it unless it is down, lags more than
+# REPLICA_MAX_LAG seconds, or the client wrote something it has not replayed; each process
+# checks it every REPLICA_CHECK_SECONDS. docs/operations.md#a-read-replica.
+_replica_url = env_str("DATABASE_REPLICA_URL")
+REPLICA_MAX_LAG = env_float("REPLICA_MAX_LAG", default=5.0, minimum=0.1)
+REPLICA_CHECK_SECONDS = env_float("REPLICA_CHECK_SECONDS", default=0.5, minimum=0.05)
+if _replica_url:
+    DATABASES["replica"] = database_from_url(_replica_url, connect_timeout=DB_CONNECT_TIMEOUT)
+    DATABASES["replica"].update(
+        ENGINE="django.db.backends.postgresql",
+        CONN_MAX_AGE=0,
+        # A pool of its own (copied: the primary's pool reports to the primary's health).
+        OPTIONS={
+            name: dict(value) if isinstance(value, dict) else value
+            for name, value in DATABASES["default"]["OPTIONS"].items()
+        },
+        # The suite's test database has no replica: the alias reads the primary's copy.
+        TEST={"MIRROR": "default"},
+    )
+    if "pool" in DATABASES["replica"]["OPTIONS"]:
+        # A replica that stopped is skipped after a second at most, not DB_POOL_TIMEOUT.
+        DATABASES["replica"]["OPTIONS"]["pool"]["timeout"] = 1
+    DATABASE_ROUTERS = ["games.routing.Router"]
+
 # Threads serving HTTP requests in each process (scorpion_server.handler): each holds at most
 # one pooled database connection while it serves a request.
 HTTP_THREADS = env_int("HTTP_THREADS", default=min(16, DB_POOL_MAX_SIZE or 16), minimum=1)
@@ -185,6 +213,25 @@ WS_TICKET_SECONDS = env_int("WS_TICKET_SECONDS", default=30, minimum=1)
 # LISTEN), else as DATABASE_URL; and reads the rights of its open sockets again every
 # RIGHTS_SWEEP_SECONDS, in case a notification was lost with a dropped connection.
 DATABASE_LISTEN_URL = env_str("DATABASE_LISTEN_URL")
+# DB_POOLER=transaction: DATABASE_URL is a pooler in transaction mode (PgBouncer), where a
+# server session serves one transaction and then another client. So no server-side cursors
+# (they outlive a transaction) and no prepared statements (psycopg's prepare_threshold off),
+# job workers poll for jobs every JOBS_POLL_SECONDS instead of LISTEN, and what needs a
+# session of its own (the rights listener, the workers' advisory locks) connects to
+# DATABASE_LISTEN_URL, which must then be set: PostgreSQL itself (docs/operations.md#a-pooler).
+DB_POOLER = env_str("DB_POOLER", "none")
+if DB_POOLER not in ("none", "transaction"):
+    raise ImproperlyConfigured(f"DB_POOLER is none or transaction, not {DB_POOLER!r}.")
+JOBS_POLL_SECONDS = env_float("JOBS_POLL_SECONDS", default=1.0, minimum=0.1)
+if DB_POOLER == "transaction":
+    if not DATABASE_LISTEN_URL:
+        raise ImproperlyConfigured(
+            "DB_POOLER=transaction needs DATABASE_LISTEN_URL: PostgreSQL itself (or a pooler"
+            " in session mode), where the rights listener and the workers' locks hold a session."
+        )
+    for _alias in DATABASES.values():
+        _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
+        _alias["OPTIONS"]["prepare_threshold"] = None
 RIGHTS_SWEEP_SECONDS = env_float("RIGHTS_SWEEP_SECONDS", default=30.0, minimum=0.1)
 
 # Guests (docs/api.md#guests): a visitor plays at once under a guest account named by a
@@ -219,7 +266,7 @@ SUSPICIOUS_RHYTHM_MIN_MOVES = env_int("SUSPICIOUS_RHYTHM_MIN_MOVES", default=20,
 # (a ruleset and daily or weekly; empty: only staff schedule arenas in the admin). The
 # scheduled job makes each slot's arena of this period and the next; so does
 # `manage.py arena_rotation`.
-ARENA_ROTATION = env_str("ARENA_ROTATION", "")
+ARENA_ROTATION = env_str("ARENA_ROTATION", "classic:daily,wasp:weekly")
 # Bounds of what a player may ask for when creating a race (seconds).
 RACE_MAX_COUNTDOWN_SECONDS = env_int("RACE_MAX_COUNTDOWN_SECONDS", default=86400, minimum=0)
 RACE_MAX_TIME_LIMIT_SECONDS = env_int("RACE_MAX_TIME_LIMIT_SECONDS", default=14400, minimum=10)
@@ -344,7 +391,15 @@ PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 
 # --- Channel layer and cache -----------------------------------------------------------------
 
-REDIS_URL = redis_url("REDIS_URL")
+# One Redis server, or several separated by commas. The channel layer shards its groups and
+# channels over all of them (channels_redis's consistent hash: each group, and each
+# process's channel, lives on one server, so a stream's frames stay in order). The cache,
+# and so the throttles, the solver's counters and the spectators' presence, use the first
+# only: their counts must be in one place to be exact and atomic, and they carry a few
+# operations a request where the channel layer carries every frame
+# (docs/operations.md#several-redis-servers).
+REDIS_URLS = redis_urls("REDIS_URL")
+REDIS_URL = REDIS_URLS[0] if REDIS_URLS else ""
 WS_GROUP_EXPIRY = env_int("WS_GROUP_EXPIRY", default=86400, minimum=1)
 # daphne closes a WebSocket after this many seconds (-1: never); the group membership of
 # the process's feed it is fed by is renewed every WS_GROUP_EXPIRY / 2 meanwhile
@@ -369,7 +424,7 @@ if REDIS_URL:
             "CONFIG": {
                 "hosts": [
                     {
-                        "address": REDIS_URL,
+                        "address": url,
                         # Longer than channels_redis's 5 s blocking receive: redis-py 8
                         # defaults to 5 s too, and the race kills idle consumers.
                         "socket_timeout": 30,
@@ -378,6 +433,7 @@ if REDIS_URL:
                         # hundreds of spectators joining at once need more.
                         "max_connections": REDIS_MAX_CONNECTIONS,
                     }
+                    for url in REDIS_URLS
                 ],
                 "group_expiry": WS_GROUP_EXPIRY,
                 "capacity": 1500,
@@ -387,6 +443,8 @@ if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # One server: given several, Django's cache would take the others for read
+            # replicas of the first.
             "LOCATION": REDIS_URL,
         }
     }

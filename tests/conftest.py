@@ -32,12 +32,20 @@ LOCAL_MEMORY_CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem
 #: days it needs, as the scheduled job would: ``prepare_day``).
 TEST_DAILY_SETTINGS = {"DAILY_SOLVER_BUDGET": 5_000}
 
+#: How long a request waits for the solver's processes in tests: long, so that a loaded
+#: machine (a spawned solver process starting slowly, say) slows a hint but never turns it
+#: into a 503; the tests of that bound set a short one themselves.
+TEST_SOLVER_WAIT_MS = 30_000
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _in_process_channel_layer_and_cache() -> Iterator[None]:
     """Keep in-process tests independent of any Redis the environment points at."""
     with override_settings(
-        CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS, CACHES=LOCAL_MEMORY_CACHES, **TEST_DAILY_SETTINGS
+        CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS,
+        CACHES=LOCAL_MEMORY_CACHES,
+        SOLVER_WAIT_MS=TEST_SOLVER_WAIT_MS,
+        **TEST_DAILY_SETTINGS,
     ):
         yield
 

@@ -74,7 +74,7 @@ def settings_variables() -> set[str]:
     for source in sources:
         text = source.read_text()
         names |= set(re.findall(r"env_\w+\(\s*\"([A-Z][A-Z0-9_]*)\"", text))
-        names |= set(re.findall(r"redis_url\(\s*\"([A-Z][A-Z0-9_]*)\"", text))
+        names |= set(re.findall(r"redis_urls?\(\s*\"([A-Z][A-Z0-9_]*)\"", text))
         names |= set(re.findall(r"environ\.get\(\s*\"([A-Z][A-Z0-9_]*)\"", text))
     return names
 
@@ -212,7 +212,7 @@ def mount_target(volume: str) -> str:
 def test_the_smoke_override_moves_addresses_and_nothing_else(services: dict[str, Any]) -> None:
     """Every service on the host's network, on 127.0.0.1; the same topology otherwise."""
     override = yaml.safe_load(OVERRIDE.read_text())["services"]
-    assert set(override) == set(services)
+    assert set(override) == {name for name, spec in services.items() if "profiles" not in spec}
     allowed = {"network_mode", "command", "healthcheck", "environment", "build", "volumes"}
     for name, spec in override.items():
         assert set(spec) <= allowed, name
@@ -306,3 +306,56 @@ def test_the_smoke_proxy_config_is_deploy_nginx_conf_with_loopback_addresses() -
     assert len(changed) == len(moves)
     for (before, after), (old, new) in zip(changed, moves.items(), strict=True):
         assert after == before.replace(old, new)
+
+
+SCALE_OVERRIDE = ROOT / "deploy" / "smoke" / "docker-compose.scale-host.yml"
+
+
+def test_the_scale_profile_runs_through_pgbouncer_a_replica_and_two_redis(
+    services: dict[str, Any],
+) -> None:
+    scale = {name: spec for name, spec in services.items() if spec.get("profiles") == ["scale"]}
+    assert {"primary", "replica", "pgbouncer", "redis2", "scale-proxy"} <= set(scale)
+    webs = [name for name in scale if re.fullmatch(r"scale-web\d", name)]
+    assert len(webs) == 3
+    assert set(services) - set(scale) == {
+        "db", "redis", "migrate", "worker", "solver", "web1", "web2", "proxy"
+    }  # fmt: skip
+    for name in (*webs, "scale-worker", "scale-solver"):
+        env = environment(scale[name])
+        assert urlsplit(env["DATABASE_URL"]).hostname == "pgbouncer", name
+        assert env["DB_POOLER"] == "transaction"
+        assert urlsplit(env["DATABASE_LISTEN_URL"]).hostname == "primary"
+        assert urlsplit(env["DATABASE_REPLICA_URL"]).hostname == "replica"
+        assert [urlsplit(url).hostname for url in env["REDIS_URL"].split(",")] == [
+            "redis",
+            "redis2",
+        ]
+    assert "--scale" not in str(scale["scale-solver"])  # scaled from the command line
+    assert urlsplit(environment(scale["scale-migrate"])["DATABASE_URL"]).hostname == "primary"
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    scaled = (ROOT / "deploy" / "nginx-scale.conf").read_text()
+    upstream = "\n".join(f"    server {web}:8000 max_fails=3 fail_timeout=10s;" for web in webs)
+    assert upstream in scaled
+    # Else deploy/nginx.conf as it is, past the two lines of its heading.
+    assert scaled.split("\n", 2)[2].replace(upstream + "\n", "") == conf.replace(
+        "    server web1:8000 max_fails=3 fail_timeout=10s;\n"
+        "    server web2:8000 max_fails=3 fail_timeout=10s;\n",
+        "",
+    )
+
+
+def test_the_scale_smoke_override_moves_addresses_and_nothing_else(
+    services: dict[str, Any],
+) -> None:
+    override = yaml.safe_load(SCALE_OVERRIDE.read_text())["services"]
+    assert set(override) == {n for n, spec in services.items() if "profiles" in spec}
+    allowed = {"network_mode", "command", "healthcheck", "environment", "build", "volumes"}
+    variables = {"DATABASE_URL", "DATABASE_LISTEN_URL", "DATABASE_REPLICA_URL", "REDIS_URL"}
+    for name, spec in override.items():
+        assert set(spec) <= allowed and spec["network_mode"] == "host", name
+        assert set(spec.get("healthcheck", {})) <= {"test"}, name
+        env = {key: substitute(str(value)) for key, value in spec.get("environment", {}).items()}
+        for key in variables & set(env):
+            for url in env[key].split(","):
+                assert urlsplit(url).hostname == "127.0.0.1", (name, key)

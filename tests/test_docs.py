@@ -228,7 +228,7 @@ def test_every_relative_link_and_anchor_exists(source: Path) -> None:
 
 def settings_read_from_the_environment() -> set[str]:
     """Every variable the server reads: the settings' readers and ``os.environ.get``."""
-    reader = re.compile(r"\b(?:env_\w+|redis_url|os\.environ\.get)\(\s*\"([A-Z][A-Z0-9_]+)\"")
+    reader = re.compile(r"\b(?:env_\w+|redis_urls?|os\.environ\.get)\(\s*\"([A-Z][A-Z0-9_]+)\"")
     names: set[str] = set()
     for package in ("scorpion_server", "games", "api"):
         for path in (ROOT / package).rglob("*.py"):

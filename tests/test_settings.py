@@ -66,6 +66,27 @@ def test_production_configuration_starts():
     ]
 
 
+def test_several_redis_servers_carry_the_channel_layer_and_the_first_the_cache():
+    script = (
+        "import django, json; django.setup(); from django.conf import settings; "
+        "print(json.dumps([[host['address'] for host in "
+        "settings.CHANNEL_LAYERS['default']['CONFIG']['hosts']], "
+        "settings.CACHES['default']['LOCATION']]))"
+    )
+    listed = "redis://r1:6379/0, redis://r2:6380/0"
+    env = {name: value for name, value in os.environ.items() if name not in CONFIG_VARIABLES}
+    env.update(PRODUCTION, REDIS_URL=listed, DJANGO_SETTINGS_MODULE="scorpion_server.settings")
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=PROJECT_DIR, env=env, capture_output=True, text=True
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [
+        ["redis://r1:6379/0", "redis://r2:6380/0"],
+        "redis://r1:6379/0",
+    ]
+
+
 def test_allowed_hosts_accept_any_host_only_in_development_by_default():
     development = {"DEBUG": "1", "DATABASE_URL": PRODUCTION["DATABASE_URL"]}
 
@@ -93,6 +114,12 @@ def test_allowed_hosts_accept_any_host_only_in_development_by_default():
         ("DAILY_SECRET", {**PRODUCTION, "DAILY_SECRET": ""}),
         ("DEBUG", {**PRODUCTION, "DEBUG": "maybe"}),
         ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "http://cache.example"}),
+        ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "redis://r1:6379/0,,redis://r2:6379/0"}),
+        ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "redis://r1:6379/0,redis://r1/1"}),
+        ("REDIS_URL", {**PRODUCTION, "REDIS_URL": "redis://r1:6379/0,http://r2"}),
+        ("REPLICA_MAX_LAG", {**PRODUCTION, "REPLICA_MAX_LAG": "soon"}),
+        ("DB_POOLER", {**PRODUCTION, "DB_POOLER": "statement"}),
+        ("DATABASE_LISTEN_URL", {**PRODUCTION, "DB_POOLER": "transaction"}),
         ("WS_GROUP_EXPIRY", {**PRODUCTION, "WS_GROUP_EXPIRY": "a day"}),
         ("DB_POOL_MAX_SIZE", {**PRODUCTION, "DB_POOL_MAX_SIZE": "-1"}),
         ("DB_POOL_TIMEOUT", {**PRODUCTION, "DB_POOL_TIMEOUT": "0"}),

@@ -23,4 +23,5 @@ urlpatterns: list[URLPattern] = [
     path("puzzles/<str:mode>", app_shell, name="web-puzzles-mode"),
     path("games/<str:game_id>", app_shell, name="web-game"),
     path("players/<str:username>", app_shell, name="web-player"),
+    path("players/<str:username>/stats/<str:rules>", app_shell, name="web-player-stats"),
 ]

@@ -96,6 +96,7 @@ _VIEWS = {
     "web-tv": "views/tv.js",
     "web-game": "views/game.js",
     "web-player": "views/profile.js",
+    "web-player-stats": "views/stats.js",
 }
 
 #: The ways a game's page shows a game (views/game.js), each a module loaded on demand.

@@ -239,6 +239,33 @@ class MeApi(_SignedInApi):
         )
 
 
+class PreferencesApi(_SignedInApi):
+    @extend_schema(
+        operation_id="preferences_get",
+        summary="How the player likes the client: card size, theme, sound, animations, auto-finish",
+        tags=["accounts"],
+        responses={200: serializers.PreferencesOut, **errors(401)},
+        auth=SIGNED_IN,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(account_reads.account_preferences(user=callers.player(request)))
+
+    @extend_schema(
+        operation_id="preferences_set",
+        summary="Store every preference of the client at once",
+        tags=["accounts"],
+        request=serializers.PreferencesIn,
+        responses={200: serializers.PreferencesOut, **errors(400, 401, 413, 415)},
+        auth=SIGNED_IN,
+    )
+    def put(self, request: Request) -> Response:
+        user = callers.player(request)
+        accounts.preferences_set(
+            user=user, preferences=serializers.PreferencesIn.validated(request.data)
+        )
+        return Response(account_reads.account_preferences(user=user))
+
+
 class KeyListApi(_SignedInApi):
     @extend_schema(
         operation_id="key_list",
@@ -460,6 +487,25 @@ class PlayerGetApi(APIView):
         if "\x00" in username:  # no account has one, and PostgreSQL text cannot hold it
             raise PlayerNotFound()
         return Response(records.player_record(username=username, viewer=callers.viewer(request)))
+
+
+class PlayerStatsApi(APIView):
+    @extend_schema(
+        operation_id="player_stats",
+        summary="A player's statistics in one ruleset: games, wins, the win rate over finished "
+        "games, streaks, the average and best times, the hardest deal won",
+        tags=["accounts"],
+        parameters=[
+            OpenApiParameter("rules", str, OpenApiParameter.PATH, enum=list(shapes.RULES.values))
+        ],
+        responses={200: serializers.RulesetStatsOut, **errors(404)},
+    )
+    def get(self, request: Request, username: str, rules: str) -> Response:
+        if "\x00" in username or rules not in engine.RULESETS:
+            raise PlayerNotFound()
+        return Response(
+            records.ruleset_stats(username=username, rules=rules, viewer=callers.viewer(request))
+        )
 
 
 class PlayerRatingsApi(APIView):

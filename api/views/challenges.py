@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from api import serializers
 from api.schema import SIGNED_IN, errors
 from api.views import callers
-from games.reads import archive, presenters, selectors, visibility
+from games.reads import archive, presenters, ratings, selectors, visibility
 from games.writes import services
 
 _DATE = OpenApiParameter(
@@ -101,6 +101,23 @@ class ChallengeJoinApi(APIView):
         game = written.summary
         body = presenters.game_body(game, visibility.sight(callers.viewer(request), game))
         return Response(body, status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
+
+
+class ChallengeStakesApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="challenge_stakes",
+        summary="What the day's rated game would change of your rating: your rating now and "
+        "its change on a win and on a loss",
+        tags=_TAGS,
+        parameters=[_DATE],
+        responses={200: serializers.StakesOut, **errors(401, 404)},
+        auth=SIGNED_IN,
+    )
+    def get(self, request: Request, date: str) -> Response:
+        challenge = selectors.challenge_get(date)
+        return Response(ratings.daily_stakes(player=callers.player(request), challenge=challenge))
 
 
 class ChallengeStandingsApi(APIView):

@@ -28,7 +28,12 @@ from games.writes import contests as services
 _RACE = OpenApiParameter(
     "race", OpenApiTypes.STR, OpenApiParameter.PATH, description="the race's id or short code"
 )
-_ARENA = OpenApiParameter("arena", OpenApiTypes.UUID, OpenApiParameter.PATH)
+_ARENA = OpenApiParameter(
+    "arena",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="the arena's id, or a player's arena's short code",
+)
 _LIST = [
     OpenApiParameter("status", str, enum=["scheduled", "running", "finished"]),
     limit_parameter("contests"),
@@ -57,6 +62,22 @@ def _page(request: Request, view: APIView, kind: str, render: Any) -> Response:
     return paginator.get_paginated_response([render(row) for row in page])
 
 
+def _start(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    """A new contest's creator, ruleset, start, listing and title, from its checked input
+    (neither ``countdown`` nor ``starts_at``: the default countdown)."""
+    countdown = data.get("countdown")
+    if countdown is None and "starts_at" not in data:
+        countdown = DEFAULT_COUNTDOWN_SECONDS
+    return {
+        "creator": callers.player(request),
+        "rules": data["rules"],
+        "countdown": None if countdown is None else dt.timedelta(seconds=countdown),
+        "starts_at": data.get("starts_at"),
+        "public": data["public"],
+        "title": data.get("title", ""),
+    }
+
+
 def _games(request: Request, contest: Any) -> Response:
     viewer = callers.viewer(request)
     seen = selectors.contest_games(contest, viewer)
@@ -78,18 +99,10 @@ class RaceCreateApi(APIView):
     )
     def post(self, request: Request) -> Response:
         data = serializers.RaceCreateIn.validated(request.data)
-        countdown = data.pop("countdown", None)
-        if countdown is None and "starts_at" not in data:
-            countdown = DEFAULT_COUNTDOWN_SECONDS
         race = services.race_create(
-            creator=callers.player(request),
-            rules=data["rules"],
             deals=data["deals"],
             time_limit=dt.timedelta(seconds=data["time_limit"]),
-            countdown=None if countdown is None else dt.timedelta(seconds=countdown),
-            starts_at=data.get("starts_at"),
-            public=data["public"],
-            title=data.get("title", ""),
+            **_start(request, data),
         )
         headers = {"Location": f"/api/v1/races/{race.id}"}
         return Response(selectors.race_view(race), status=status.HTTP_201_CREATED, headers=headers)
@@ -196,6 +209,28 @@ class RaceStandingsApi(APIView):
 
 
 # --- arenas ------------------------------------------------------------------------------------
+
+
+class ArenaCreateApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="arena_create",
+        summary="Make an arena of your own; share its link or code (a private one is listed "
+        "only for you and those who play in it)",
+        tags=_ARENAS,
+        request=serializers.ArenaCreateIn,
+        responses={201: serializers.ArenaOut, **errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        data = serializers.ArenaCreateIn.validated(request.data)
+        arena = services.arena_create(
+            duration=dt.timedelta(seconds=data["duration"]), **_start(request, data)
+        )
+        headers = {"Location": f"/api/v1/arenas/{arena.id}"}
+        return Response(
+            selectors.arena_view(arena), status=status.HTTP_201_CREATED, headers=headers
+        )
 
 
 class ArenaListApi(APIView):

@@ -38,7 +38,7 @@ from api.schema import CURSOR_PARAMETER, IDEMPOTENCY_KEY, SIGNED_IN, errors, lim
 from api.views import callers
 from games import clock, engine, metrics
 from games.errors import GameNotFound, HintNeedsPost
-from games.reads import presenters, selectors, visibility
+from games.reads import finish, presenters, selectors, visibility
 from games.reads.shapes import (
     AnalysisPendingBody,
     CommandResultBody,
@@ -444,6 +444,27 @@ class GameHintTakeApi(APIView):
             recorded=result.recorded,
         )
         return Response(body, status=201 if result.recorded else 200)
+
+
+class GameFinishApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="game_finish",
+        summary="Once every card is face up and the reserve dealt: the solver's line that "
+        "wins the owner's game, to send as commands (auto-finish)",
+        tags=_TAGS,
+        parameters=[_GAME_ID],
+        responses={200: serializers.FinishOut, **errors(401, 403, 404, 409)},
+        auth=SIGNED_IN,
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game, _ = selectors.game_get(game_id=game_id, viewer=callers.viewer(request))
+        return Response(
+            finish.game_finish(
+                game, viewer_id=callers.player(request).pk, caller=callers.requester(request)
+            )
+        )
 
 
 class GameAnalysisApi(APIView):

@@ -18,8 +18,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
-
+from games import routing
 from games.boards.metrics import Metric
 
 #: Who is listed: neither banned nor a closed account (few: a small partial index,
@@ -116,7 +115,7 @@ SELECT 1 + (
 
 
 def _rows(sql: str, params: dict[str, Any]) -> list[Row]:
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         return [Row(*row) for row in cursor.fetchall()]
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 
-from games import clock, engine
+from games import clock, engine, routing
 from games.dailies import secrets
 from games.dailies.models import Contest, Entrant
 from games.errors import ContestNotFound, RaceStarted
@@ -104,12 +104,13 @@ def accepts_commands(contest_id: uuid.UUID | str) -> bool:
 
 
 def contest_get(key: str | uuid.UUID, kind: str) -> Contest:
-    """The race or arena (``kind``) whose id or (races) code is ``key``."""
+    """The race or arena (``kind``) whose id or short code is ``key`` (rotation and staff
+    arenas have no code)."""
     query = Contest.objects.filter(kind=kind)
     try:
         found = query.filter(id=uuid.UUID(str(key))).first()
     except ValueError:
-        found = query.filter(code=str(key).upper()).first() if kind == Contest.Kind.RACE else None
+        found = query.filter(code=str(key).upper()).first()
     if found is None:
         raise ContestNotFound()
     return found
@@ -147,28 +148,38 @@ def race_create(
 ) -> Contest:
     """A new race, its creator its first racer, with a fresh short code."""
     now = clock.now()
+
+    def make(code: str) -> Contest:
+        race = Contest.objects.create(
+            id=uuid.uuid4(),
+            kind=Contest.Kind.RACE,
+            code=code,
+            title=title,
+            rules=rules,
+            deals=deals,
+            public=public,
+            creator=creator,
+            starts_at=starts_at,
+            ends_at=starts_at + time_limit,
+            created_at=now,
+        )
+        Entrant.objects.create(contest=race, player=creator, joined_at=now)
+        return race
+
+    return _with_code(make)
+
+
+def _with_code(make: Any) -> Contest:
+    """``make(code)`` with a fresh short code, drawn again while the code is taken."""
     for _attempt in range(8):
         code = "".join(choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
         try:
             with transaction.atomic():
-                race = Contest.objects.create(
-                    id=uuid.uuid4(),
-                    kind=Contest.Kind.RACE,
-                    code=code,
-                    title=title,
-                    rules=rules,
-                    deals=deals,
-                    public=public,
-                    creator=creator,
-                    starts_at=starts_at,
-                    ends_at=starts_at + time_limit,
-                    created_at=now,
-                )
-                Entrant.objects.create(contest=race, player=creator, joined_at=now)
-                return race
+                made: Contest = make(code)
+                return made
         except IntegrityError:  # the code was taken: draw another
             continue
-    raise RuntimeError("could not draw a free race code")
+    raise RuntimeError("could not draw a free contest code")
 
 
 def race_join(race: Contest, player: Any) -> tuple[Entrant, bool]:
@@ -257,26 +268,36 @@ def arena_create(
     title: str = "",
     creator: Any = None,
     rotation: str | None = None,
+    public: bool = True,
+    coded: bool = False,
 ) -> Contest:
-    """A new arena (staff's, or the rotation's ``rotation`` slot: one arena per slot)."""
+    """A new arena (staff's, or the rotation's ``rotation`` slot: one arena per slot, or a
+    player's, ``coded``: with a short code, to share when it is not ``public``)."""
     if rotation is not None:
         existing = Contest.objects.filter(rotation=rotation).first()
         if existing is not None:
             return existing
+
+    def make(code: str | None) -> Contest:
+        return Contest.objects.create(
+            id=uuid.uuid4(),
+            kind=Contest.Kind.ARENA,
+            code=code,
+            title=title,
+            rules=rules,
+            public=public,
+            creator=creator,
+            starts_at=starts_at,
+            ends_at=ends_at,
+            created_at=clock.now(),
+            rotation=rotation,
+        )
+
+    if coded:
+        return _with_code(make)
     try:
         with transaction.atomic():
-            return Contest.objects.create(
-                id=uuid.uuid4(),
-                kind=Contest.Kind.ARENA,
-                title=title,
-                rules=rules,
-                public=True,
-                creator=creator,
-                starts_at=starts_at,
-                ends_at=ends_at,
-                created_at=clock.now(),
-                rotation=rotation,
-            )
+            return make(None)
     except IntegrityError:  # another process made this slot's arena at the same moment
         return Contest.objects.get(rotation=rotation)
 
@@ -319,7 +340,7 @@ def rotation_arenas(rotation: str, now: dt.datetime | None = None) -> list[Conte
                     rules=rules,
                     starts_at=period_start,
                     ends_at=period_start + length,
-                    title=f"{rules} {every} arena {label}",
+                    title=f"{engine.RULESETS[rules].title} {every} arena {label}",
                     rotation=f"{rules}:{every}:{label}",
                 )
             )
@@ -479,7 +500,7 @@ FROM games_contest_result WHERE contest_id = %s"""
 def load_board(contest: Contest) -> Board:
     """A contest's :class:`Board`, read from its entrants and results (two queries)."""
     board = Board(contest.id, contest.kind, contest.starts_at)
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(_ENTRANTS, [contest.id])
         for player, name, joined_at, entry, banned in cursor.fetchall():
             board.enter(player, name, _ms(joined_at) or 0, entry, banned)

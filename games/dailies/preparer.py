@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import connection
 
 from games import clock
 from games.dailies import challenges
 from games.dailies.models import DailyChallenge
+from games.store import locks
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +44,7 @@ def tick() -> list[dt.date]:
     for day in due(clock.now()):
         if DailyChallenge.objects.filter(date=day).exists():
             continue
-        with _day_lock(day) as mine:
+        with locks.session_lock(lock_id(day)) as mine:
             if not mine:
                 continue
             try:
@@ -66,17 +64,3 @@ LOCK_KEY = 0x5C0_0000_0000
 def lock_id(day: dt.date) -> int:
     """The PostgreSQL advisory lock that whoever prepares ``day`` holds."""
     return LOCK_KEY + day.toordinal()
-
-
-@contextmanager
-def _day_lock(day: dt.date) -> Iterator[bool]:
-    """Try the day's session-level advisory lock; whether this connection got it."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock_id(day)])
-        (mine,) = cursor.fetchone()
-    try:
-        yield bool(mine)
-    finally:
-        if mine:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(day)])

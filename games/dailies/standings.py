@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db import connection
+from games import routing
 
 _RANKED = """
 SELECT COALESCE(SUM(s.version), 0) AS revision,
@@ -50,7 +50,7 @@ def ranked(date: dt.date | str, *, games: bool = True) -> tuple[int, str]:
     """``(revision, JSON text of the ranked results)`` of a challenge, in one query; each
     entry's ``game`` is its game's id, or null without ``games`` (who may see which is
     ``games.reads.visibility.standing_games_shown``)."""
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(_RANKED, {"day": str(date), "games": games})
         revision, results = cursor.fetchone()
     return int(revision), results

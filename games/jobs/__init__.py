@@ -6,7 +6,8 @@ finished jobs older than three days, every night; :func:`fill_pools` keeps every
 pool of ``POOL_RULES`` topped up (``games.pools``), every minute, on the ``solver`` queue
 with the rest of the solver's work: :func:`analyse`, the post-game analyses that outgrow a
 request, and :func:`mine_puzzles`, which looks for puzzles in the games that became public
-(``games.puzzles.mining``), every minute; :func:`account_mail` sends an account's emails,
+(``games.puzzles.mining``), every minute; :func:`retry_stalled` runs again, every 15 s,
+the jobs whose worker died in the middle of them; :func:`account_mail` sends an account's emails,
 on the ``mail`` queue. A worker
 is ``manage.py procrastinate worker``: ``manage.py serve`` starts one beside the server
 unless ``JOBS_WORKER=external`` (docs/operations.md#background-jobs), and a deployment runs
@@ -85,6 +86,26 @@ async def tidy(context: JobContext, timestamp: int) -> None:
     await builtin_tasks.remove_old_jobs(
         context, max_hours=72, remove_failed=True, remove_cancelled=True, remove_aborted=True
     )
+
+
+#: A job whose worker has sent no heartbeat for this long (a worker sends one every 10 s)
+#: died with it: :func:`retry_stalled` runs it again.
+STALLED_SECONDS = 30
+
+
+# Every 15 s (a sixth field of the cron: seconds): a killed worker's job runs again within
+# STALLED_SECONDS and 15 s.
+@app.periodic(cron="* * * * * */15", periodic_id="stalled-every-15-seconds")
+@app.task(
+    name="retry_stalled", queue=SCHEDULE_QUEUE, queueing_lock="retry_stalled", pass_context=True
+)
+async def retry_stalled(context: JobContext, timestamp: int) -> None:
+    """Run again the jobs of workers that died in the middle of them (killed, their machine
+    lost): any worker of the job's queue takes it; every job here may run twice."""
+    manager = context.app.job_manager
+    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_SECONDS):
+        logger.warning("job %s[%s] stalled with its worker: retried", job.task_name, job.id)
+        await manager.retry_job(job)
 
 
 @app.periodic(cron="* * * * *", periodic_id="pools-every-minute")

@@ -19,8 +19,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -32,6 +31,7 @@ from games.dailies.models import DailyChallenge
 from games.errors import PoolEmpty
 from games.pools import certify
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw, RatedDeal
+from games.store import locks
 from games.store.models import Game
 
 __all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "counts", "PoolEmpty"]
@@ -200,7 +200,7 @@ def fill(
     ruleset = engine.RULESETS[rules]
     limit = settings.POOL_FILL_CANDIDATES if max_candidates is None else max_candidates
     made: list[CertifiedDeal] = []
-    with _pool_lock(rules) as mine:
+    with locks.session_lock(lock_id(rules)) as mine:
         if not mine:
             return made
         missing = target - fresh_count(rules)
@@ -252,17 +252,3 @@ LOCK_KEY = 0x5C1_0000_0000
 def lock_id(rules: str) -> int:
     """The PostgreSQL advisory lock that whoever fills the pool of ``rules`` holds."""
     return LOCK_KEY + list(engine.RULESETS).index(rules)
-
-
-@contextmanager
-def _pool_lock(rules: str) -> Iterator[bool]:
-    """Try the pool's session-level advisory lock; whether this connection got it."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock_id(rules)])
-        (mine,) = cursor.fetchone()
-    try:
-        yield bool(mine)
-    finally:
-        if mine:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_id(rules)])

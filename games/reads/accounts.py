@@ -12,7 +12,7 @@ from django.db import connections
 
 from games.reads import records
 from games.reads.presenters import timestamp
-from games.reads.shapes import KeyBody, KeysBody, MeBody
+from games.reads.shapes import KeyBody, KeysBody, MeBody, PreferencesBody
 from games.reads.visibility import Viewer
 from games.store.models import Account, ApiKey, Player
 
@@ -31,6 +31,28 @@ def account_me(*, user: User, key_id: int | None) -> MeBody:
         "key": None if key is None else key_body(key, current=key.pk),
         "record": records.player_record(username=user.get_username(), viewer=Viewer.of(user)),
     }
+
+
+#: Each preference of the client, with the values it may take (the first is the default).
+PREFERENCES: dict[str, tuple[str | bool, ...]] = {
+    "card_size": ("large", "medium", "small"),
+    "theme": ("light", "dark", "contrast"),
+    "sound": (True, False),
+    "animations": (True, False),
+    "auto_finish": (True, False),
+}
+
+
+def account_preferences(*, user: User) -> PreferencesBody:
+    """``user``'s preferences: each as stored, or its default (a value no longer offered
+    reads as the default too)."""
+    stored = Account.objects.filter(user=user).values_list("preferences", flat=True).first()
+    stored = stored if isinstance(stored, dict) else {}
+    body = {
+        name: stored[name] if stored.get(name) in values else values[0]
+        for name, values in PREFERENCES.items()
+    }
+    return body  # type: ignore[return-value]
 
 
 def account_keys(*, user: User, current: int | None) -> KeysBody:

@@ -247,8 +247,11 @@ def arena_body(arena: Contest, players: int) -> ArenaBody:
     """An arena: the seeds of the deals played only once it is finished."""
     return {
         "id": str(arena.id),
+        "code": arena.code,
         "title": arena.title,
         "rules": arena.rules,
+        "public": arena.public,
+        "creator": arena.creator.get_username() if arena.creator is not None else None,
         "starts_at": timestamp(arena.starts_at) or "",
         "ends_at": timestamp(arena.ends_at) or "",
         "status": contests.phase(arena),

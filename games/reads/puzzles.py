@@ -15,10 +15,9 @@ import uuid
 from typing import Any, cast
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import Max
 
-from games import engine
+from games import engine, routing
 from games.engine import puzzles as judging
 from games.errors import PlayerNotFound, PuzzleNotFound
 from games.puzzles import choose, positions
@@ -281,7 +280,7 @@ def dashboard(username: str) -> PuzzleDashboardBody:
     if user is None:
         raise PlayerNotFound()
     rating = PuzzlePlayer.objects.filter(player_id=user.pk).first()
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(_THEMES_SQL, [user.pk])
         rows = cursor.fetchall()
     order = {theme: n for n, theme in enumerate(judging.THEMES)}

@@ -16,11 +16,19 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 
 from games import engine
+from games.dailies import challenges
+from games.dailies.models import DailyChallenge
 from games.errors import PlayerNotFound
-from games.ratings import parameters
-from games.ratings.models import PlayerRating, RatedGame, RatingChange
+from games.ratings import glicko2, parameters
+from games.ratings.models import DealRating, PlayerRating, RatedGame, RatingChange
 from games.reads.presenters import timestamp
-from games.reads.shapes import RatingBody, RatingHistoryBody, RatingPointBody, RatingsBody
+from games.reads.shapes import (
+    RatingBody,
+    RatingHistoryBody,
+    RatingPointBody,
+    RatingsBody,
+    StakesBody,
+)
 from games.store.summary import GameSummary, RatedResult
 
 _SALT = "games.reads.ratings.history"
@@ -146,3 +154,44 @@ def player_rating(
         "next": None,
     }
     return body, cursor_of(rows[-1].n) if more and rows else None
+
+
+def daily_stakes(*, player: Any, challenge: DailyChallenge) -> StakesBody:
+    """What the day's rated game would change of ``player``'s rating, before they play it:
+    their rating now and its change on a win and on a loss, by the same one-game Glicko-2
+    update the scoring applies, against the deal's rating now (its first rating, from the
+    day's difficulty, when nobody has played it yet). Like lichess's preview before a rated
+    game, it says how hard the deal is rated, never a card. A closed day is not rated (its
+    deal is played again unranked): ``rated`` false, no changes."""
+    row = PlayerRating.objects.filter(player=player, rules=challenge.rules).first()
+    mine = (
+        glicko2.Rating(row.rating, row.rd, row.volatility)
+        if row is not None
+        else glicko2.Rating(
+            parameters.START_RATING, parameters.START_RD, parameters.START_VOLATILITY
+        )
+    )
+    body: StakesBody = {
+        "rules": challenge.rules,
+        "rated": challenges.is_open(challenge.date),
+        "rating": round(mine.rating, 2),
+        "provisional": parameters.provisional(mine.rd),
+        "win": None,
+        "loss": None,
+    }
+    if not body["rated"]:
+        return body
+    deal_row = DealRating.objects.filter(rules=challenge.rules, seed=challenge.seed).first()
+    deal = (
+        glicko2.Rating(deal_row.rating, deal_row.rd, deal_row.volatility)
+        if deal_row is not None
+        else glicko2.Rating(
+            parameters.deal_rating(parameters.daily_difficulty(challenge.nodes)),
+            parameters.DEAL_RD,
+            parameters.DEAL_VOLATILITY,
+        )
+    )
+    for key, score in (("win", 1.0), ("loss", 0.0)):
+        after = glicko2.rate_one(mine, deal, score, tau=parameters.TAU)
+        body[key] = round(after.rating - mine.rating, 2)  # type: ignore[literal-required]
+    return body

@@ -275,6 +275,7 @@ BEST_TIME = Doc(
     "action to the winning one, in milliseconds; null with no win"
 )
 BEST_GAME = Doc("the game of best_time_ms, when the caller may read it; else null")
+WIN_RATE = "won / finished, 4 decimals (a game in play is not counted); 0.0 with none finished"
 
 
 class RulesetRecordBody(TypedDict):
@@ -282,8 +283,9 @@ class RulesetRecordBody(TypedDict):
 
     rules: Annotated[str, RULES]
     played: Annotated[int, Doc("games started in this ruleset, playing ones included")]
+    finished: Annotated[int, Doc("games over: won, lost or resigned")]
     won: int
-    win_rate: Annotated[float, Doc("won / played, 4 decimals")]
+    win_rate: Annotated[float, Doc(WIN_RATE)]
     best_time_ms: Annotated[int | None, BEST_TIME]
     best_game: Annotated[str | None, Format("uuid"), BEST_GAME]
     streak: Annotated[int, Doc("the run of wins ending at the last finished game")]
@@ -294,8 +296,9 @@ class DailyRecordBody(TypedDict):
     """A player's record in the daily challenges."""
 
     played: Annotated[int, Doc("days joined")]
+    finished: Annotated[int, Doc("days whose game is over")]
     won: Annotated[int, Doc("days won")]
-    win_rate: Annotated[float, Doc("won / played, 4 decimals; 0.0 with no day")]
+    win_rate: Annotated[float, Doc("won / finished, 4 decimals; 0.0 with no day finished")]
     best_time_ms: Annotated[int | None, BEST_TIME]
     best_game: Annotated[str | None, Format("uuid"), BEST_GAME]
 
@@ -303,8 +306,9 @@ class DailyRecordBody(TypedDict):
 class PlayerBody(TypedDict):
     username: str
     played: int
+    finished: Annotated[int, Doc("games over: won, lost or resigned")]
     won: int
-    win_rate: Annotated[float, Doc("won / played, 4 decimals; 0.0 with no games")]
+    win_rate: Annotated[float, Doc(WIN_RATE)]
     streak: Annotated[int, Doc("consecutive UTC days with a won daily challenge, to today")]
     best_streak: int
     best_time_ms: Annotated[int | None, BEST_TIME]
@@ -312,6 +316,44 @@ class PlayerBody(TypedDict):
     daily: DailyRecordBody
     rulesets: Annotated[
         list[RulesetRecordBody], Doc("one entry per ruleset played, in the order of /rules")
+    ]
+
+
+class StakesBody(TypedDict):
+    """What a rated game would change of the caller's rating (docs/api.md#ratings)."""
+
+    rules: Annotated[str, RULES]
+    rated: Annotated[bool, Doc("whether the game is rated (a closed day's is not)")]
+    rating: Annotated[float, Doc("the caller's rating now (1500 before any rated game)")]
+    provisional: bool
+    win: Annotated[float | None, Doc("the change a win would make; null when not rated")]
+    loss: Annotated[float | None, Doc("the change a loss would make (negative)")]
+
+
+class HardestWinBody(TypedDict):
+    """The hardest deal a player won in a ruleset, by the solver's difficulty."""
+
+    difficulty: Annotated[float, Doc("0 (easiest) to 1 (hardest): docs/solvability.md")]
+    label: Annotated[str, Doc("its band: easy, medium, hard...")]
+    game: Annotated[str | None, Format("uuid"), Doc("the game, when the caller may read it")]
+
+
+class RulesetStatsBody(TypedDict):
+    """A player's statistics in one ruleset (docs/api.md#players)."""
+
+    username: str
+    rules: Annotated[str, RULES]
+    played: Annotated[int, Doc("games started, playing ones included")]
+    finished: Annotated[int, Doc("games over: won, lost or resigned")]
+    won: int
+    win_rate: Annotated[float, Doc(WIN_RATE)]
+    streak: Annotated[int, Doc("the run of wins ending at the last finished game")]
+    best_streak: Annotated[int, Doc("the longest run of consecutive wins")]
+    average_time_ms: Annotated[int | None, Doc("the mean time of the counted wins; null with none")]
+    best_time_ms: Annotated[int | None, BEST_TIME]
+    hardest_win: Annotated[
+        HardestWinBody | None,
+        Doc("the won deal of the highest difficulty (pool deals, closed dailies); null with none"),
     ]
 
 
@@ -327,6 +369,20 @@ ActionBody = TypedDict(
         "card": NotRequired[Card],
     },
 )
+
+
+class FinishBody(TypedDict):
+    """The finish of a game whose every card is seen (docs/api.md#finish)."""
+
+    version: Annotated[int, Doc("the game's version the line starts from")]
+    verdict: Annotated[
+        str,
+        Choices(("won", "lost", "unknown")),
+        Doc("won: line wins; lost: nothing wins; unknown: not decided within the budget"),
+    ]
+    line: Annotated[
+        list[ActionBody], Doc("the actions that win, in order, each a command; empty unless won")
+    ]
 
 
 class HintBody(TypedDict):
@@ -462,6 +518,18 @@ class MeBody(TypedDict):
     joined_at: Timestamp
     key: Annotated[KeyBody | None, Doc("the key of this request; null with the session cookie")]
     record: Annotated[PlayerBody, Doc("the account's public record, as GET /players/{username}")]
+
+
+class PreferencesBody(TypedDict):
+    """How the player likes the client (docs/api.md#preferences)."""
+
+    card_size: Annotated[str, Doc("large (as large as the window allows), medium or small")]
+    theme: Annotated[str, Doc("light, dark or contrast (high contrast)")]
+    sound: Annotated[bool, Doc("sounds on moves, completed suits and wins")]
+    animations: Annotated[bool, Doc("cards slide and fly; off: they jump")]
+    auto_finish: Annotated[
+        bool, Doc("once nothing is hidden and the solver knows the win, play it to the end")
+    ]
 
 
 class WsTicketBody(TypedDict):
@@ -642,11 +710,14 @@ class RaceBody(TypedDict):
 
 
 class ArenaBody(TypedDict):
-    """A scheduled arena (docs/api.md#arenas)."""
+    """An arena: the rotation's, staff's or a player's (docs/api.md#arenas)."""
 
     id: Annotated[str, Format("uuid")]
+    code: Annotated[str | None, Doc("a player's arena: the short code to share; else null")]
     title: str
     rules: Annotated[str, RULES]
+    public: Annotated[bool, Doc("listed for everyone (a private arena is reached by its code)")]
+    creator: Annotated[str | None, Doc("the player who made it; null for the server's")]
     starts_at: Timestamp
     ends_at: Timestamp
     status: Annotated[str, PHASES]

@@ -63,7 +63,12 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: What a solver process imports when it starts: the engine the searches run.
-ENGINE = ("games.engine.hint", "games.engine.analysis", "games.engine.puzzles")
+ENGINE = (
+    "games.engine.hint",
+    "games.engine.analysis",
+    "games.engine.puzzles",
+    "games.engine.finish",
+)
 #: How long a caller's turn is kept if their server process dies before ending it.
 TURN_SECONDS = 60
 _PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}

@@ -37,6 +37,7 @@ from django.db.models import Q
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
+from games import routing
 from games.store import notation
 from games.store.models import Event, PublicLogEntry, Xid8Field
 from games.store.notation import stored
@@ -135,7 +136,7 @@ def entries(after: Cursor | None, limit: int) -> list[Entry]:
         else "WITH named AS (SELECT 1 FROM games_public_log"
         " WHERE id = %(a_id)s AND xid = %(a_xid)s::xid8) "
     )
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(
             f"{named}SELECT {_COLUMNS}{known} FROM games_public_log"
             f" WHERE xid < {HORIZON}{where} ORDER BY xid, id LIMIT %(limit)s",
@@ -153,7 +154,7 @@ def entries(after: Cursor | None, limit: int) -> list[Entry]:
 
 def known_cursor(cursor: Cursor) -> bool:
     """Whether ``cursor`` names an entry of the log: every cursor the server hands out does."""
-    with connection.cursor() as db:
+    with routing.read_connection().cursor() as db:
         db.execute(
             "SELECT 1 FROM games_public_log WHERE id = %(id)s AND xid = %(xid)s::xid8",
             {"id": cursor.id, "xid": str(cursor.xid)},
@@ -211,7 +212,7 @@ def events_json(game_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
     public log."""
     if not game_ids:
         return {}
-    with connection.cursor() as cursor:
+    with routing.read_connection().cursor() as cursor:
         cursor.execute(_EVENTS_JSON, {"games": list(game_ids)})
         return dict(cursor.fetchall())
 

@@ -206,6 +206,9 @@ class Account(models.Model):
     guest = models.BooleanField(default=False)
     #: When the account was closed (or the guest expired): its name is gone, its games stay.
     closed_at = models.DateTimeField(null=True, blank=True)
+    #: How the player likes the client (docs/api.md#preferences): what was stored, read over
+    #: the defaults of ``games.reads.accounts.PREFERENCES``.
+    preferences = models.JSONField(default=dict, db_default={}, blank=True)
 
     class Meta:
         db_table = "games_account"

@@ -402,6 +402,12 @@ def guests_expire(*, limit: int = 500) -> Expired:
 # --- signing out everywhere, closing ---------------------------------------------------------
 
 
+def preferences_set(*, user: User, preferences: dict[str, str | bool]) -> None:
+    """Store ``user``'s preferences (validated by the caller against
+    ``games.reads.accounts.PREFERENCES``), replacing those stored before."""
+    Account.objects.filter(user=user).update(preferences=dict(preferences))
+
+
 def keys_revoke_all(*, user: User) -> int:
     """Sign ``user`` out everywhere: every key, WebSocket ticket and session of the
     account ends (how many keys there were)."""

@@ -141,6 +141,33 @@ def _games_of(contest: Contest, player: Any) -> list[Written]:
     ]
 
 
+def arena_create(
+    *,
+    creator: User,
+    rules: str,
+    duration: dt.timedelta,
+    countdown: dt.timedelta | None = None,
+    starts_at: dt.datetime | None = None,
+    public: bool = True,
+    title: str = "",
+) -> Contest:
+    """A player's arena, starting ``countdown`` from now or at ``starts_at``, lasting
+    ``duration``, with a short code to share (a private one is listed only for its creator
+    and those who played in it). A banned player cannot make one, nor a guest."""
+    check_not_banned(creator)
+    accounts.check_not_guest(creator)
+    start = starts_at if starts_at is not None else clock.now() + (countdown or dt.timedelta())
+    return contests.arena_create(
+        rules=rules,
+        starts_at=start,
+        ends_at=start + duration,
+        title=title,
+        creator=creator,
+        public=public,
+        coded=True,
+    )
+
+
 def arena_schedule(
     *,
     rules: str,

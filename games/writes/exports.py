@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from games import clock
+from games import clock, routing
 from games.reads import exports
 from games.store import log, notation
 from games.writes import public_log
@@ -117,7 +117,9 @@ def export_month(month: str, *, replace: bool = False, wait: float = 60.0) -> Wr
         gzipped = gzip.GzipFile(
             filename="", mode="wb", fileobj=hashing, compresslevel=LEVEL, mtime=0
         )
-        with gzipped as out:
+        # Read from the replica once it holds everything committed so far (else the
+        # primary): a month's export is a long read that needs nothing newer.
+        with gzipped as out, routing.reading_from(routing.caught_up_replica()):
             games = write_entries(log.published_between(start, end), out)
         raw.flush()
         os.fsync(raw.fileno())

@@ -135,6 +135,15 @@ class Api:
         )
         return self.check(response)
 
+    def put(self, path: str, body: Any, headers: dict[str, str] | None = None) -> Any:
+        response = self.client.put(
+            path,
+            data=json.dumps(body),
+            content_type="application/json",
+            headers=self.headers(headers),
+        )
+        return self.check(response)
+
     def delete(self, path: str, headers: dict[str, str] | None = None) -> Any:
         return self.check(self.client.delete(path, headers=self.headers(headers)))
 

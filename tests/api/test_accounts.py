@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from games import clock
+from games.pools.models import CertifiedDeal, PoolDraw
 from games.writes import services
 
 pytestmark = pytest.mark.django_db
@@ -157,14 +158,16 @@ def test_player_record_counts_games_and_times_wins_as_the_leaderboards_do(api, a
     assert response.json() == {
         "username": "alice",
         "played": 3,
+        "finished": 2,  # the game of seed 5 is still in play: not in the win rate
         "won": 1,
-        "win_rate": 0.3333,
+        "win_rate": 0.5,
         "streak": 0,
         "best_streak": 0,
         "best_time_ms": fastest,
         "best_game": str(won.game_id),
         "daily": {
             "played": 0,
+            "finished": 0,
             "won": 0,
             "win_rate": 0.0,
             "best_time_ms": None,
@@ -174,8 +177,9 @@ def test_player_record_counts_games_and_times_wins_as_the_leaderboards_do(api, a
             {
                 "rules": "classic",
                 "played": 2,
+                "finished": 1,
                 "won": 1,
-                "win_rate": 0.5,
+                "win_rate": 1.0,
                 "best_time_ms": fastest,
                 "best_game": str(won.game_id),
                 "streak": 1,
@@ -184,6 +188,7 @@ def test_player_record_counts_games_and_times_wins_as_the_leaderboards_do(api, a
             {
                 "rules": "wasp",
                 "played": 1,
+                "finished": 1,
                 "won": 0,
                 "win_rate": 0.0,
                 "best_time_ms": None,
@@ -193,6 +198,52 @@ def test_player_record_counts_games_and_times_wins_as_the_leaderboards_do(api, a
             },
         ],
     }
+
+
+def test_ruleset_stats_average_time_streaks_and_the_hardest_deal_won(api, alice, bob):
+    user = alice[0]
+    start = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
+    with clock.frozen(start):
+        first = services.game_create(owner=user, rules="classic", seed=WIN["seed"])
+        second = services.game_create(owner=user, rules="classic", seed=WIN["seed"], public=False)
+        services.game_create(owner=user, rules="classic", seed=5)  # in play: not counted
+    _play_timed(first, user, WIN["actions"], start, dt.timedelta(seconds=2))
+    _play_timed(second, user, WIN["actions"], start, dt.timedelta(seconds=4))
+    # The second was dealt from the winnable pool, as the hardest deal there is.
+    deal = CertifiedDeal.objects.create(
+        rules="classic",
+        index=0,
+        seed=WIN["seed"],
+        solution=[],
+        nodes=1,
+        difficulty=0.9,
+        difficulty_label="hard",
+        created_at=start,
+    )
+    PoolDraw.objects.create(player=user, deal=deal, game_id=second.game_id, drawn_at=start)
+    steps = len(WIN["actions"]) - 1
+
+    mine = api.as_user(alice[1]).get("/api/v1/players/alice/stats/classic").json()
+    theirs = api.as_user(bob[1]).get("/api/v1/players/alice/stats/classic").json()
+
+    assert mine == {
+        "username": "alice",
+        "rules": "classic",
+        "played": 3,
+        "finished": 2,
+        "won": 2,
+        "win_rate": 1.0,
+        "streak": 2,
+        "best_streak": 2,
+        "average_time_ms": steps * 3000,
+        "best_time_ms": steps * 2000,
+        "hardest_win": {"difficulty": 0.9, "label": "hard", "game": str(second.game_id)},
+    }
+    assert theirs["hardest_win"] == {"difficulty": 0.9, "label": "hard", "game": None}
+    empty = api.get("/api/v1/players/alice/stats/wasp").json()
+    assert (empty["played"], empty["win_rate"], empty["hardest_win"]) == (0, 0.0, None)
+    assert api.get("/api/v1/players/alice/stats/nosuch").json()["code"] == "not_found"
+    assert api.get("/api/v1/players/nobody/stats/classic").status_code == 404
 
 
 def test_a_record_links_its_best_game_only_to_those_who_may_read_it(api, alice, bob):
@@ -216,13 +267,21 @@ def test_player_record_of_a_player_without_games(api, alice):
     assert response.json() == {
         "username": "alice",
         "played": 0,
+        "finished": 0,
         "won": 0,
         "win_rate": 0.0,
         "streak": 0,
         "best_streak": 0,
         "best_time_ms": None,
         "best_game": None,
-        "daily": {"played": 0, "won": 0, "win_rate": 0.0, "best_time_ms": None, "best_game": None},
+        "daily": {
+            "played": 0,
+            "finished": 0,
+            "won": 0,
+            "win_rate": 0.0,
+            "best_time_ms": None,
+            "best_game": None,
+        },
         "rulesets": [],
     }
 

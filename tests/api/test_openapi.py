@@ -10,6 +10,7 @@ import datetime as dt
 import gzip
 import hashlib
 import json
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -34,6 +35,8 @@ OPERATIONS = {
     ("/api/v1/auth/token", "post"): ("token_create", 200),
     ("/api/v1/auth/token", "delete"): ("token_revoke", 204),
     ("/api/v1/auth/me", "get"): ("account_me", 200),
+    ("/api/v1/auth/preferences", "get"): ("preferences_get", 200),
+    ("/api/v1/auth/preferences", "put"): ("preferences_set", 200),
     ("/api/v1/auth/password", "post"): ("password_change", 200),
     ("/api/v1/auth/keys", "get"): ("key_list", 200),
     ("/api/v1/auth/keys/{key_id}", "delete"): ("key_revoke", 204),
@@ -49,6 +52,7 @@ OPERATIONS = {
     ("/api/v1/auth/close", "post"): ("account_close", 204),
     ("/api/v1/players/{username}", "get"): ("player_get", 200),
     ("/api/v1/players/{username}/ratings", "get"): ("player_ratings", 200),
+    ("/api/v1/players/{username}/stats/{rules}", "get"): ("player_stats", 200),
     ("/api/v1/players/{username}/ratings/{rules}", "get"): ("player_rating", 200),
     ("/api/v1/rules", "get"): ("rules_list", 200),
     ("/api/v1/games", "get"): ("game_list", 200),
@@ -59,6 +63,7 @@ OPERATIONS = {
     ("/api/v1/games/{game_id}/moves", "get"): ("game_moves", 200),
     ("/api/v1/games/{game_id}/hint", "get"): ("game_hint", 200),
     ("/api/v1/games/{game_id}/hints", "post"): ("game_hint_take", 200),
+    ("/api/v1/games/{game_id}/finish", "get"): ("game_finish", 200),
     ("/api/v1/games/{game_id}/analysis", "get"): ("game_analysis", 200),
     ("/api/v1/games/{game_id}/states/{version}", "get"): ("game_state", 200),
     ("/api/v1/games/live", "get"): ("game_live", 200),
@@ -69,6 +74,7 @@ OPERATIONS = {
     ("/api/v1/challenges/{date}", "get"): ("challenge_get", 200),
     ("/api/v1/challenges/{date}/join", "post"): ("challenge_join", 201),
     ("/api/v1/challenges/{date}/standings", "get"): ("challenge_standings", 200),
+    ("/api/v1/challenges/{date}/stakes", "get"): ("challenge_stakes", 200),
     ("/api/v1/leaderboards", "get"): ("leaderboards_list", 200),
     ("/api/v1/leaderboards/{scope}/{metric}", "get"): ("leaderboard_get", 200),
     ("/api/v1/races", "get"): ("race_list", 200),
@@ -79,6 +85,7 @@ OPERATIONS = {
     ("/api/v1/races/{race}/games", "post"): ("race_deal", 201),
     ("/api/v1/races/{race}/standings", "get"): ("race_standings", 200),
     ("/api/v1/arenas", "get"): ("arena_list", 200),
+    ("/api/v1/arenas", "post"): ("arena_create", 201),
     ("/api/v1/arenas/{arena}", "get"): ("arena_get", 200),
     ("/api/v1/arenas/{arena}/play", "post"): ("arena_play", 201),
     ("/api/v1/arenas/{arena}/games", "get"): ("arena_games", 200),
@@ -101,6 +108,9 @@ OPERATIONS = {
     ("/api/v1/players/{username}/puzzles", "get"): ("puzzle_dashboard", 200),
 }
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
+WIN = json.loads(
+    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
+)
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +184,17 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     signed_in = anyone.post("/api/v1/auth/token", {"username": "alice", "password": "pw-alice-123"})
     session = api.as_user(signed_in.json()["token"])
     session.get("/api/v1/auth/me")
+    session.get("/api/v1/auth/preferences")
+    session.put(
+        "/api/v1/auth/preferences",
+        {
+            "card_size": "small",
+            "theme": "dark",
+            "sound": True,
+            "animations": False,
+            "auto_finish": True,
+        },
+    )
     keys = session.get("/api/v1/auth/keys").json()["results"]
     session.post("/api/v1/auth/ws-ticket")
     session.delete(f"/api/v1/auth/keys/{next(k['id'] for k in keys if not k['current'])}")
@@ -205,12 +226,19 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
     anyone.get(f"{base}/states/1")
     player.post(f"{base}/commands", {"type": "resign"})
     anyone.get(f"{base}/hint")  # {"move": null}
+    player.get(f"{base}/finish")  # 409: over
+    ready = services.game_create(owner=alice[0], rules="classic", seed=WIN["seed"])
+    for command in WIN["actions"][:-3]:  # every card face up, the reserve dealt
+        services.game_command(game_id=ready.game_id, actor=alice[0], command=command)
+    player.get(f"/api/v1/games/{ready.game_id}/finish")
     anyone.get(f"{base}/analysis")
     anyone.get(f"{base}/states/2")  # revealed
     dailies.prepare(dailies.today())  # as the scheduled job would
     anyone.get("/api/v1/challenges/today")
+    player.get("/api/v1/challenges/today/stakes")
     player.post("/api/v1/challenges/today/join")
     player.post("/api/v1/challenges/today/join")  # 200: joined before
+    anyone.get("/api/v1/players/alice/stats/classic")
     anyone.get("/api/v1/players/alice/ratings")  # the daily game made a classic rating
     anyone.get("/api/v1/players/alice/ratings/classic?limit=1")
     anyone.get("/api/v1/challenges/today/standings")
@@ -239,6 +267,7 @@ def test_every_success_body_validates(api, alice, bob, sample_deal, settings, tm
         starts_at=clock.now() - dt.timedelta(hours=1),
         ends_at=clock.now() + dt.timedelta(hours=1),
     )
+    player.post("/api/v1/arenas", {"duration": 600, "public": False})
     anyone.get("/api/v1/arenas")
     anyone.get(f"/api/v1/arenas/{arena.id}")
     player.post(f"/api/v1/arenas/{arena.id}/play")

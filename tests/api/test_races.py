@@ -423,3 +423,63 @@ def test_an_arena_win_with_hints_scores_below_an_unaided_one(
         (2, "alice", 80),
     ]
     assert api.get(f"/api/v1/arenas/{arena.id}").json()["points"]["aided_win"] == 80
+
+
+def test_a_players_arena_by_code_listed_or_not(now, as_alice, as_bob, api) -> None:
+    body = {"title": "Friday", "rules": "wasp", "countdown": 600, "duration": 3600}
+    made = as_alice.post("/api/v1/arenas", {**body, "public": False})
+    assert made.status_code == 201, made.content
+    arena = made.json()
+    assert made["Location"] == f"/api/v1/arenas/{arena['id']}"
+    assert (arena["creator"], arena["public"], arena["rules"], arena["status"]) == (
+        "alice", False, "wasp", "scheduled",
+    )  # fmt: skip
+    assert arena["ends_at"] == "2026-11-30T13:10:00.000Z" and len(arena["code"]) == 6
+    # Private: listed for its creator only, reached by its code (any case) or its id.
+    assert [a["id"] for a in as_alice.get("/api/v1/arenas").json()["results"]] == [arena["id"]]
+    assert as_bob.get("/api/v1/arenas").json()["results"] == []
+    assert as_bob.get(f"/api/v1/arenas/{arena['code'].lower()}").json()["id"] == arena["id"]
+    early = as_bob.post(f"/api/v1/arenas/{arena['code']}/play")
+    assert early.status_code == 403 and early.json()["code"] == "contest_not_started"
+    now.move(minutes=10)
+    played = as_bob.post(f"/api/v1/arenas/{arena['code']}/play")
+    assert played.status_code == 201 and played.json()["contest"] == arena["id"]
+    assert [a["id"] for a in as_bob.get("/api/v1/arenas").json()["results"]] == [arena["id"]]
+    public = as_bob.post("/api/v1/arenas", {**body, "countdown": 0}).json()
+    assert {a["id"] for a in api.get("/api/v1/arenas").json()["results"]} == {public["id"]}
+
+
+def test_creating_an_arena_checks_its_input_and_the_caller(now, as_alice, api) -> None:
+    refused = {
+        "duration": {"rules": "classic"},
+        "rules": {"rules": "chess", "duration": 600},
+        "starts_at": {"duration": 600, "starts_at": "2026-11-30T11:00:00Z"},
+    }
+    for field, body in refused.items():
+        answer = as_alice.post("/api/v1/arenas", body)
+        assert answer.status_code == 400 and field in answer.json()["fields"], answer.content
+    too_long = as_alice.post("/api/v1/arenas", {"duration": 8 * 86400})
+    assert too_long.status_code == 400 and "duration" in too_long.json()["fields"]
+    assert api.post("/api/v1/arenas", {"duration": 600}).status_code == 401
+    guest = api.as_user(api.post("/api/v1/auth/guest").json()["token"])
+    as_guest = guest.post("/api/v1/arenas", {"duration": 600})
+    assert as_guest.status_code == 403 and as_guest.json()["code"] == "account_required"
+
+
+def test_the_default_rotation_makes_a_daily_classic_and_a_weekly_wasp_arena(now, api) -> None:
+    from django.conf import settings
+
+    from games.writes.schedule import schedule_run
+
+    schedule_run()
+    arenas = api.get("/api/v1/arenas?status=running").json()["results"]
+    assert sorted((a["rules"], a["ends_at"]) for a in arenas) == [
+        ("classic", "2026-12-01T00:00:00.000Z"),
+        ("wasp", "2026-12-07T00:00:00.000Z"),
+    ]
+    assert settings.ARENA_ROTATION == "classic:daily,wasp:weekly"
+    coming = api.get("/api/v1/arenas?status=scheduled").json()["results"]
+    assert sorted(a["starts_at"] for a in coming) == [
+        "2026-12-01T00:00:00.000Z",
+        "2026-12-07T00:00:00.000Z",
+    ]

@@ -205,3 +205,28 @@ def test_the_replay_attack_finds_no_rated_game_to_win(as_alice, as_bob) -> None:
     assert len(dealt) == 2 and not public & set(dealt)
     assert answer.status_code == 503 and answer.json()["code"] == "pool_empty"
     assert answer.headers["Retry-After"] == "60"
+
+
+def test_the_dailys_stakes_are_the_changes_a_win_and_a_loss_then_make(as_alice, as_bob) -> None:
+    DailyChallenge.objects.create(
+        date=DAY, rules="classic", seed=WIN["seed"], nodes=1000, created_at=NOON
+    )
+    day = DAY.isoformat()
+    with clock.frozen(NOON):
+        stakes = as_alice.get(f"/api/v1/challenges/{day}/stakes").json()
+        assert stakes["rated"] is True and stakes["rating"] == parameters.START_RATING
+        assert stakes["provisional"] is True and stakes["win"] > 0 > stakes["loss"]
+        game_id = as_alice.post(f"/api/v1/challenges/{day}/join").json()["id"]
+        lost = as_alice.post(f"/api/v1/games/{game_id}/commands", {"type": "resign"}).json()
+        assert lost["game"]["rating"]["change"] == pytest.approx(stakes["loss"], abs=0.01)
+        # Bob's stakes are against the deal as Alice's loss left it: his win is what he gets.
+        stakes = as_bob.get(f"/api/v1/challenges/{day}/stakes").json()
+        game_id = as_bob.post(f"/api/v1/challenges/{day}/join").json()["id"]
+        for command in WIN["actions"]:
+            answer = as_bob.post(f"/api/v1/games/{game_id}/commands", command).json()
+        assert answer["game"]["rating"]["change"] == pytest.approx(stakes["win"], abs=0.01)
+        assert as_bob.get("/api/v1/challenges/1999-01-01/stakes").status_code == 404
+    with clock.frozen(NOON + dt.timedelta(days=1)):
+        closed = as_alice.get(f"/api/v1/challenges/{day}/stakes").json()
+        assert (closed["rated"], closed["win"], closed["loss"]) == (False, None, None)
+        assert closed["rating"] < parameters.START_RATING

@@ -255,8 +255,8 @@ def test_the_rotation_command(now, settings) -> None:
     call_command("arena_rotation", stdout=out)
     call_command("arena_rotation", stdout=out)
     assert Contest.objects.filter(kind="arena").count() == 2
-    assert "classic weekly arena 2026-W49" in out.getvalue()
-    assert "classic weekly arena 2026-W50" in out.getvalue()
+    assert "Classic weekly arena 2026-W49" in out.getvalue()
+    assert "Classic weekly arena 2026-W50" in out.getvalue()
 
 
 def test_the_points_table() -> None:

@@ -164,6 +164,7 @@ def live_server_factory(
             DB_POOL_MAX_SIZE="10",
             LOG_LEVEL="WARNING",
             DAILY_SOLVER_BUDGET="5000",
+            SOLVER_WAIT_MS="30000",  # as in tests/conftest.py: slow when loaded, never 503
             # Jobs run only where a test starts a worker (manage.py serve with JOBS_WORKER=local).
             JOBS_WORKER="external",
         )

@@ -7,88 +7,21 @@ machine's PostgreSQL is never touched.
 
 from __future__ import annotations
 
-import contextlib
-import glob
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.e2e.postgres import PrivatePostgres, cluster
+
 pytestmark = pytest.mark.e2e
-
-PROJECT_DIR = Path(__file__).resolve().parents[2]
-BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-
-
-def find_free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class PrivatePostgres:
-    """A PostgreSQL cluster in a temporary folder, on its own port of 127.0.0.1."""
-
-    def __init__(self, folder: Path, port: int) -> None:
-        self.folder, self.port = folder, port
-        self.data = folder / "data"
-        self.log = folder / "postgres.log"
-
-    @property
-    def url(self) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-
-    def _run(self, *command: str) -> None:
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        subprocess.run([*prefix, *command], check=True, capture_output=True, timeout=120)
-
-    def init(self) -> None:
-        self._run(
-            f"{BINARIES[-1]}/initdb",
-            *("-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync"),
-        )
-
-    def start(self) -> None:
-        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run(f"{BINARIES[-1]}/pg_ctl", "-D", str(self.data), "-l", str(self.log),
-                  "-o", options, "-w", "start")  # fmt: skip
-
-    def stop(self) -> None:
-        self._run(f"{BINARIES[-1]}/pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
 
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[PrivatePostgres]:
-    if not BINARIES:
-        pytest.skip("no PostgreSQL binaries in /usr/lib/postgresql/*/bin")
-    folder = Path(tempfile.mkdtemp(prefix="scorpion-pg-"))
-    if os.geteuid() == 0:
-        shutil.chown(folder, "postgres", "postgres")
-    cluster = PrivatePostgres(folder, find_free_port())
-    cluster.init()
-    cluster.start()
-    try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=PROJECT_DIR,
-            env={**os.environ, "DATABASE_URL": cluster.url, "DEBUG": "1"},
-            check=True,
-            timeout=300,
-        )
-        yield cluster
-    finally:
-        with contextlib.suppress(subprocess.CalledProcessError):
-            cluster.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+    with cluster(migrated=True) as made:
+        yield made
 
 
 def timed(call):

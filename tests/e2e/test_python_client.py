@@ -59,6 +59,40 @@ def test_rest_calls_and_their_errors(server) -> None:
         assert [e["type"] for e in ada.events(game["id"])["results"]][:1] == ["created"]
 
 
+def test_the_account_calls(server) -> None:
+    with signed_in(server, "bea") as bea:
+        game = bea.create_game(rules="classic", seed=7)
+        bea.command(game["id"], bea.moves(game["id"])["moves"][0])
+        ndjson = bea.my_data(format="ndjson").splitlines()
+        assert [line.count(game["id"]) > 0 for line in ndjson] == [True]
+        assert bea.my_data() == ""  # the notation holds the games whose cards it may show
+        bea.command(game["id"], {"type": "resign"})
+        assert bea.my_data().startswith("[")  # the notation's tag pairs
+        first = bea.token
+        second = Client(server.http)
+        second.login("bea", "pw-bea-long-enough-1")
+        [other] = [key for key in bea.keys()["results"] if not key["current"]]
+        bea.revoke_key(other["id"])
+        with pytest.raises(ApiError) as revoked:
+            second.me()
+        assert revoked.value.status == 401
+        assert bea.change_password("pw-bea-long-enough-1", "pw-bea-longer-still-2") != first
+        assert bea.me()["username"] == "bea"  # with the key that answered
+        third = Client(server.http)
+        third.login("bea", "pw-bea-longer-still-2")
+        third.logout_everywhere()
+        with pytest.raises(ApiError):
+            bea.me()
+        bea.login("bea", "pw-bea-longer-still-2")
+        with pytest.raises(ApiError) as wrong:
+            bea.close_account("not-the-password")
+        assert (wrong.value.status, wrong.value.code) == (403, "wrong_password")
+        bea.close_account("pw-bea-longer-still-2")
+        with pytest.raises(ApiError) as closed:
+            bea.me()
+        assert closed.value.status == 401
+
+
 class LosesFirstAnswer(httpx.HTTPTransport):
     """A network that loses the answer to the first command: the server received and
     applied it, the client never hears back."""

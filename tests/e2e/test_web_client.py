@@ -419,7 +419,9 @@ def test_switching_the_language_changes_a_refused_moves_message(pages, server, s
     page = pages(player, path=f"/games/{game['id']}")
     play_by_clicks(page, refused)
     expect(page.locator(".toast-error").last).to_have_text(expected["en"]["detail"])
+    page.click("#settings-button")  # the language is a setting
     page.select_option("#lang", "it")
+    page.locator("dialog.settings").get_by_role("button", name="Chiudi").click()
     expect(page.locator("#deal")).to_contain_text("Distribuisci")
     expect(page.locator('[data-key="c1:3"]')).to_have_attribute("aria-label", "Sei di picche")
     play_by_clicks(page, refused)

@@ -36,3 +36,18 @@ def test_every_queue_but_the_excluded_ones(monkeypatch) -> None:
 def test_refused_arguments(arguments: tuple[str, ...]) -> None:
     with pytest.raises(CommandError):
         call_command("worker", *arguments)
+
+
+def test_behind_a_transaction_pooler_the_worker_polls(monkeypatch, settings) -> None:
+    ran: list[tuple[str, ...]] = []
+    monkeypatch.setattr(worker, "call_command", lambda *arguments: ran.append(arguments))
+    settings.DB_POOLER, settings.JOBS_POLL_SECONDS = "transaction", 0.5
+
+    call_command("worker", "--queues", "solver")
+
+    assert ran == [
+        (
+            *("procrastinate", "worker", "--concurrency", "1", "--no-listen-notify"),
+            *("--fetch-job-polling-interval", "0.5", "--queues", "solver"),
+        )
+    ]

@@ -53,11 +53,24 @@ class Call:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     idempotent: bool = False
+    text: bool = False  # the answer is text (the notation, NDJSON), not JSON
 
     @classmethod
     def get(cls, path: str, **params: Any) -> Call:
         query = {key: value for key, value in params.items() if value is not None}
         return cls("GET", path, params=query or None, idempotent=True)
+
+    @classmethod
+    def text_get(cls, path: str, **params: Any) -> Call:
+        """A GET whose answer is text rather than JSON."""
+        call = cls.get(path, **params)
+        call.text = True
+        return call
+
+    @classmethod
+    def delete(cls, path: str) -> Call:
+        """A DELETE: asking again answers as the first time (or 404 once it is gone)."""
+        return cls("DELETE", path, idempotent=True)
 
     @classmethod
     def post(cls, path: str, body: Any = None, *, retry: bool = False) -> Call:
@@ -97,8 +110,9 @@ def segment(value: str) -> str:
     return quote(str(value), safe="")
 
 
-def result(response: httpx.Response) -> Any:
-    """The JSON of a successful answer; :class:`ApiError` otherwise."""
+def result(response: httpx.Response, text: bool = False) -> Any:
+    """The JSON of a successful answer (its text with ``text``); :class:`ApiError`
+    otherwise."""
     if response.status_code >= 400:
         try:
             body = response.json()
@@ -109,6 +123,8 @@ def result(response: httpx.Response) -> Any:
         except (KeyError, ValueError):
             retry_after = None
         raise ApiError(response.status_code, body, retry_after)
+    if text:
+        return response.text
     if not response.content:
         return None
     return response.json()

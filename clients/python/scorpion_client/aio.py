@@ -85,7 +85,7 @@ class AsyncClient(Endpoints[Awaitable[Any]]):
                 await asyncio.sleep(self.retry.wait(attempt, response.headers.get("Retry-After")))
                 attempt += 1
                 continue
-            return result(response)
+            return result(response, call.text)
 
     async def register(self, username: str, password: str) -> str:
         body = await self._request(
@@ -97,6 +97,15 @@ class AsyncClient(Endpoints[Awaitable[Any]]):
     async def login(self, username: str, password: str) -> str:
         body = await self._request(
             Call.post("/auth/token", {"username": username, "password": password})
+        )
+        self.token = str(body["token"])
+        return self.token
+
+    async def change_password(self, password: str, new_password: str) -> str:
+        """Change the password: every key of the account is revoked, and the new key that
+        answers is kept by the client."""
+        body = await self._request(
+            Call.post("/auth/password", {"password": password, "new_password": new_password})
         )
         self.token = str(body["token"])
         return self.token

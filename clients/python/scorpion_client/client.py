@@ -90,7 +90,7 @@ class Client(Endpoints[Any]):
                 time.sleep(self.retry.wait(attempt, response.headers.get("Retry-After")))
                 attempt += 1
                 continue
-            return result(response)
+            return result(response, call.text)
 
     def register(self, username: str, password: str) -> str:
         """Make an account and sign in as it: its API key (kept by the client)."""
@@ -101,6 +101,15 @@ class Client(Endpoints[Any]):
     def login(self, username: str, password: str) -> str:
         """Sign in: a new API key (kept by the client)."""
         body = self._send(Call.post("/auth/token", {"username": username, "password": password}))
+        self.token = str(body["token"])
+        return self.token
+
+    def change_password(self, password: str, new_password: str) -> str:
+        """Change the password: every key of the account is revoked, and the new key that
+        answers is kept by the client."""
+        body = self._send(
+            Call.post("/auth/password", {"password": password, "new_password": new_password})
+        )
         self.token = str(body["token"])
         return self.token
 

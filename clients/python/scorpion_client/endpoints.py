@@ -29,6 +29,41 @@ class Endpoints(Generic[R]):
         """A player's public record."""
         return self._send(Call.get(f"/players/{segment(username)}"))
 
+    def keys(self) -> R:
+        """The account's API keys: name, prefix, created, last used and from where."""
+        return self._send(Call.get("/auth/keys"))
+
+    def revoke_key(self, key_id: int) -> R:
+        """Revoke one of the account's keys (its open sockets close at once)."""
+        return self._send(Call.delete(f"/auth/keys/{int(key_id)}"))
+
+    def logout(self) -> R:
+        """Sign out: revoke the key this client holds."""
+        return self._send(Call.delete("/auth/token"))
+
+    def logout_everywhere(self) -> R:
+        """Sign out everywhere: every key, ticket and session of the account ends."""
+        return self._send(Call.delete("/auth/keys"))
+
+    def set_email(self, email: str) -> R:
+        """Set the account's email address; a verification link is mailed to it."""
+        return self._send(Call.post("/auth/email", {"email": email}))
+
+    def request_password_reset(self, email: str) -> R:
+        """Mail a password reset link to the account with this address, if there is one
+        (the answer is the same either way)."""
+        return self._send(Call.post("/auth/password/reset", {"email": email}))
+
+    def my_data(self, format: str = "scorpion") -> R:
+        """Every game of the account and its events, as text: ``scorpion`` (the notation,
+        docs/notation.md) or ``ndjson`` (a JSON object a line, a game each)."""
+        return self._send(Call.text_get("/auth/data", format=format))
+
+    def close_account(self, password: str) -> R:
+        """Close the account: its name leaves every page; its games stay public under a
+        pseudonym (docs/operations.md)."""
+        return self._send(Call.post("/auth/close", {"password": password}))
+
     # --- rules and games -----------------------------------------------------------------
 
     def rules(self) -> R:

@@ -13,7 +13,8 @@ the same way):
    lists the reserve's columns in order while the reserve is undealt and sorts every
    other column; once the reserve is gone (or in a ruleset without one) it sorts them
    all. Cells are sorted likewise. Two positions with one key have the same future up to
-   renumbering columns, so one of them is searched.
+   renumbering columns, so one of them is searched. The two copies of a card (``double``)
+   are one value, so positions that differ only in which copy lies where are one key.
 2. **One empty column stands for all of its kind.** A card moved into an empty column is
    sent to one empty column outside the reserve's, and to each empty column of the
    reserve's (where a different card will land): the others give the same key.

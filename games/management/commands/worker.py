@@ -12,6 +12,7 @@ import signal
 from argparse import ArgumentParser
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
@@ -55,6 +56,9 @@ class Command(BaseCommand):
         if options["die_with_parent"]:
             _die_with_parent()
         arguments = ["worker", "--concurrency", str(concurrency)]
+        if settings.DB_POOLER == "transaction":  # no LISTEN through the pooler: poll
+            arguments += ["--no-listen-notify"]
+            arguments += ["--fetch-job-polling-interval", str(settings.JOBS_POLL_SECONDS)]
         if queues:
             arguments += ["--queues", queues]
         call_command("procrastinate", *arguments)

@@ -4,7 +4,7 @@
 
 import * as api from "./api.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, when } from "./i18n.js";
 
 /** The longest the page waits for a search the server runs in the background. */
 const WAIT_MS = 120_000;
@@ -23,8 +23,8 @@ const pause = (ms, signal) =>
  * a caller past their bounds of solver work 429, and a server whose solver is fully busy
  * 503 solver_overloaded: the same address is asked again after its Retry-After (1 to 10 s)
  * until the answer comes.
- * Resolves to the analysis; rejects with the API's error (a daily game whose day is open is
- * 403 challenge_in_progress) or, past WAIT_MS, an ApiError coded "analysis_pending".
+ * Resolves to the analysis; rejects with the API's error (one's own game of a daily whose
+ * day is open, or of a contest still running, is 403 analysis_not_yet) or, past WAIT_MS, an ApiError coded "analysis_pending".
  */
 export async function loadAnalysis(id, { signal } = {}) {
   const path = `/games/${encodeURIComponent(id)}/analysis`;
@@ -45,6 +45,17 @@ export async function loadAnalysis(id, { signal } = {}) {
     if (performance.now() > deadline) throw new api.ApiError(202, { code: "analysis_pending", detail: t("analysis.pending") });
     await pause(Math.min(10, Math.max(1, retryAfter || 1)) * 1000, signal);
   }
+}
+
+/** When the day `date` (YYYY-MM-DD) closes: midnight UTC after it, as an ISO instant. */
+export function dayCloses(date) {
+  const [y, m, d] = date.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString();
+}
+
+/** "The solver's verdict comes when the day closes: Tue 01:00 CET", in the reader's time. */
+export function verdictAt(date) {
+  return t("analysis.after_daily", { time: when(dayCloses(date), { weekday: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" }) });
 }
 
 /** Whether `analysis` has a winning line to show (from its last winnable position). */
@@ -81,8 +92,12 @@ export function analysisPanel(game, { onLine = null, id = "analysis" } = {}) {
     })
     .catch((error) => {
       if (error.name === "AbortError") return null;
-      // A day still open keeps its games' analyses for later; anything else is said plainly.
-      text.textContent = error.code === "challenge_in_progress" ? t("analysis.after_day") : error.code === "analysis_pending" ? t("analysis.pending") : t("analysis.unavailable");
+      // A day still open keeps its games' analyses for later, and says when that is; anything
+      // else is said plainly.
+      const later = error.code === "analysis_not_yet" || error.code === "challenge_in_progress";
+      text.textContent = later && game.challenge ? verdictAt(game.challenge)
+        : later ? t("analysis.after_day")
+        : error.code === "analysis_pending" ? t("analysis.pending") : t("analysis.unavailable");
       el.dataset.verdict = "none";
       return null;
     });

@@ -36,7 +36,7 @@ export function session() {
 
 /** `listener(session, why)` on every sign-in and sign-out; `why` is "stale" when the
  *  server no longer knew the key (revoked, expired), so the page shown is redrawn signed
- *  out. */
+ *  out, "signup" after a sign-up and "signin" after a sign-in. */
 export function onSessionChange(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -176,13 +176,17 @@ export async function post(path, body, options = {}) {
   return (await request(path, { ...options, method: "POST", body })).data;
 }
 
+export async function put(path, body) {
+  return (await request(path, { method: "PUT", body })).data;
+}
+
 // --- accounts ----------------------------------------------------------------------------
 
 /** Create an account. A guest's cookie goes along: the guest becomes the account, its
  *  games with it. */
 export async function signUp(username, password) {
   const data = (await request("/auth/register", { method: "POST", body: { username, password }, credentials: "same-origin" })).data;
-  setSession(data.username, data.token);
+  setSession(data.username, data.token, { why: "signup" });
   return data;
 }
 
@@ -195,7 +199,7 @@ export async function playAsGuest() {
 
 export async function signIn(username, password) {
   const data = await post("/auth/token", { username, password });
-  setSession(username, data.token);
+  setSession(username, data.token, { why: "signin" });
   return data;
 }
 

@@ -15,9 +15,10 @@
 
 import { h, replace } from "./dom.js";
 import { cardName, parse, short, suitName, SUITS } from "./cards.js";
-import { cardWidth, columnSteps } from "./fit.js";
+import { cardWidth, columnSteps, leastStep } from "./fit.js";
 import { plural, t } from "./i18n.js";
 import { celebrate, flyHome, measure, slide, SLIDE_MS } from "./motion.js";
+import { CARD_SCALE, onPrefsChange, prefs } from "./prefs.js";
 
 const DRAG_THRESHOLD_PX = 6;
 
@@ -49,10 +50,12 @@ export class Board {
       this.layout();
     };
     addEventListener("resize", this.refit);
+    this.unwatchPrefs = onPrefsChange(this.refit); // a new card size
   }
 
   destroy() {
     removeEventListener("resize", this.refit);
+    this.unwatchPrefs();
     clearTimeout(this.hintTimer);
     this.el.remove();
   }
@@ -206,7 +209,7 @@ export class Board {
     const signature = `${codes.join()}|${target}|${picked}|${colMark}|${marks}|${down}`;
     if (column.signature === signature) return;
     column.signature = signature;
-    column.el.className = `col${target ? " target" : ""}${colMark ? " " + colMark : ""}`;
+    column.el.className = `col${target ? " target" : ""}${colMark ? " " + colMark : ""}${column.packed ? " packed" : ""}`;
     column.el.setAttribute("aria-label", plural("board.column", codes.length, { col }));
     if (!codes.length && !column.slot) {
       column.slot = h("button", { type: "button", class: "slot", "data-key": `s${col}`, "data-col": col, tabindex: "-1", disabled: !this.interactive || undefined });
@@ -266,12 +269,17 @@ export class Board {
     if (!this.geometry) this.measure();
     if (!this.geometry) return;
     const steps = columnSteps(game.columns, this.geometry);
+    const least = leastStep(this.geometry.width);
     steps.forEach((step, c) => {
       const column = this.columns[c];
       const value = `${step.toFixed(1)}px`;
       if (column && column.step !== value) {
         column.step = value;
         column.el.style.setProperty("--step", value);
+        // Packed tighter than the corner index needs: the index shrinks to the strip shown.
+        column.packed = step < least;
+        column.el.classList.toggle("packed", column.packed);
+        column.el.style.setProperty("--idx-max", `${Math.max(8, step - 3).toFixed(1)}px`);
       }
     });
   }
@@ -287,7 +295,8 @@ export class Board {
       let fitted = null;
       for (let pass = 0; pass < 2; pass += 1) {
         const top = this.el.getBoundingClientRect().top + scrollY;
-        const next = cardWidth(this.rules, { width: room, height: innerHeight - top, viewport: innerWidth });
+        const scale = CARD_SCALE[prefs().card_size];
+        const next = cardWidth(this.rules, { width: room, height: innerHeight - top, viewport: innerWidth, scale });
         if (fitted && next.width >= fitted.width) break;
         fitted = { ...next, available: innerHeight - top };
         this.el.style.setProperty("--card-w", `${fitted.width}px`);

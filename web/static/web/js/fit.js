@@ -4,16 +4,20 @@
 // cards grow on large screens.
 //
 // A card is 5:7. A column is one card high, plus DOWN_STEP of a card's width for each
-// face-down card and `step` for each face-up card above the first. `step` never falls
-// below what keeps the corner index readable (`least`), and long columns are packed
-// between `least` and `most` to stay within the window as they grow.
+// face-down card and `step` for each face-up card above the first. A fresh deal is laid out
+// with room for the corner index (`least`) and more (up to `most`); a column that grows past
+// what the window holds at `least` overlaps more, as solitaire apps do, whatever its length:
+// its step is what the room left divided among its cards (never under `floorStep`, a sliver
+// of each card that still shows where it is).
 
 const RATIO = 1.4; // a card's height over its width
 const DOWN_STEP = 0.1; // face-down cards are packed tighter (as in app.css)
 const MIN_WIDTH = 30;
 const MAX_WIDTH = 180;
 const FRESH_SLACK = 1.1; // a fresh deal is laid out a little looser than packed tight
-const BOTTOM_PX = 16; // the tableau's own padding and a margin under it
+// Under the cards: the tableau's padding (12 px) and the page's margin (12, app.css), the
+// 4 px that the outline of a column (.col::before) adds above its first card, and 2 of rounding.
+const BOTTOM_PX = 30;
 
 /** The corner index's size (app.css: 25% of the card's width, 9 to 24 px). */
 function index(width) {
@@ -28,6 +32,11 @@ export function leastStep(width) {
 /** The largest step: a third of the card, more on small cards (easier to read and to tap). */
 export function mostStep(width) {
   return Math.max(leastStep(width) * 1.25, width * (width < 80 ? 0.55 : 0.3));
+}
+
+/** The least step of all, for a column longer than the window holds at `leastStep`. */
+export function floorStep(width) {
+  return Math.max(3, width * 0.05);
 }
 
 /** The gap between columns for a viewport `viewport` px wide (app.css's old clamp). */
@@ -53,24 +62,26 @@ function freshHeight(rules, width, gap) {
 /**
  * The card width for a board of `rules` given `width` px of room across, `height` px from
  * the board's top to the window's bottom, in a viewport `viewport` px wide: the largest
- * (up to MAX_WIDTH) whose columns fit across and whose fresh deal fits down.
+ * (up to MAX_WIDTH) whose columns fit across and whose fresh deal fits down, times `scale`
+ * (the player's card size, prefs.js).
  */
-export function cardWidth(rules, { width, height, viewport }) {
+export function cardWidth(rules, { width, height, viewport, scale = 1 }) {
   const gap = gapFor(viewport);
   const cols = rules.columns;
   let card = Math.floor(Math.min(MAX_WIDTH, (width - (cols - 1) * gap) / cols));
   while (card > MIN_WIDTH && freshHeight(rules, card, gap) > height) card -= 1;
-  card = Math.max(MIN_WIDTH, card);
+  card = Math.max(MIN_WIDTH, Math.floor(card * scale));
   return { width: card, gap, board: cols * card + (cols - 1) * gap };
 }
 
 /**
  * Each column's step for `columns` (the Game's, null for a face-down card) at the fitted
- * `geometry` ({width, gap, available}): as loose as `mostStep` allows, packed down to
- * `leastStep` when a long column would run past the window.
+ * `geometry` ({width, gap, available}): as loose as `mostStep` allows, packed tighter when
+ * a long column would run past the window: down to `leastStep`, and below it (to
+ * `floorStep`) for a column that would not fit even then.
  */
 export function columnSteps(columns, { width, gap, available }) {
-  const least = leastStep(width);
+  const floor = floorStep(width);
   const most = mostStep(width);
   const room = available - width * RATIO - gap * 1.6 - BOTTOM_PX;
   return columns.map((column) => {
@@ -78,6 +89,6 @@ export function columnSteps(columns, { width, gap, available }) {
     const up = column.length - down;
     if (up <= 1) return most;
     const spare = room - width * RATIO - down * width * DOWN_STEP;
-    return Math.min(most, Math.max(least, spare / (up - 1)));
+    return Math.min(most, Math.max(floor, spare / (up - 1)));
   });
 }

@@ -38,16 +38,16 @@ export function header(game, rules, extra = []) {
 }
 
 /** Start a game (`POST /games` with `body`). A rated deal is dealt once, ever: when none of
- *  the ruleset is ready (503 pool_empty) the player is offered a casual game of the
- *  ruleset instead. The game started, or null if they declined. */
+ *  the ruleset is ready (503 pool_empty), or no winnable deal is for a "winnable only"
+ *  game, the player is offered a casual game of the ruleset instead. The game started, or null if they declined. */
 export async function startGame(body) {
   try {
     return await api.post("/games", body);
   } catch (error) {
-    if (!body.rated || !(error instanceof api.ApiError) || error.code !== "pool_empty") throw error;
+    if (!(body.rated || body.winnable) || !(error instanceof api.ApiError) || error.code !== "pool_empty") throw error;
     const answer = await modal({
-      title: t("pool.empty_title"),
-      body: [h("p", { id: "pool-empty", text: t("pool.empty_text") })],
+      title: t(body.rated ? "pool.empty_title" : "pool.empty_winnable_title"),
+      body: [h("p", { id: "pool-empty", text: t(body.rated ? "pool.empty_text" : "pool.empty_winnable") })],
       buttons: [
         { label: t("pool.casual"), value: "casual", primary: true },
         { label: t("end.lobby"), value: "lobby" },

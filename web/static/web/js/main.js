@@ -1,4 +1,4 @@
-// The client's entry point: the header, the language, and the table of the pages that the
+// The client's entry point: the header (its settings hold the language), and the table of the pages that the
 // server answers with this same shell (web/urls.py lists them). Views are loaded on demand,
 // and the data a page needs first is asked for at once, while its modules load; views reach
 // other pages through router.js, never through here.
@@ -6,7 +6,8 @@
 import * as api from "./api.js";
 import { dropCarried } from "./boot.js";
 import { h, replace } from "./dom.js";
-import { LANGS, getLang, loadLang, onLangChange, setLang, t } from "./i18n.js";
+import { getLang, loadLang, onLangChange, t } from "./i18n.js";
+import "./prefs.js"; // the preferences apply before the first view
 import { navigate, onNavigate } from "./router.js";
 
 const ROUTES = [
@@ -18,6 +19,7 @@ const ROUTES = [
   [/^\/archive(?:\/(?<month>\d{4}-\d{2}))?$/, () => import("./views/archive.js")],
   [/^\/games\/(?<id>[^/]+)$/, () => import("./views/game.js"), ({ id }) => [`/games/${encodeURIComponent(id)}`]],
   [/^\/players\/(?<name>[^/]+)$/, () => import("./views/profile.js")],
+  [/^\/players\/(?<name>[^/]+)\/stats\/(?<rules>[^/]+)$/, () => import("./views/stats.js")],
   [/^\/races$/, () => import("./views/races.js")],
   [/^\/races\/(?<key>[^/]+)$/, () => import("./views/race.js")],
   [/^\/arenas$/, () => import("./views/arenas.js")],
@@ -62,17 +64,16 @@ function showHelp() {
   return import("./help.js").then((m) => m.showHelp());
 }
 
+/** The settings dialog, loaded when first asked for. */
+function showSettings() {
+  return import("./settings.js").then((m) => m.showSettings());
+}
+
 function renderHeader() {
   const me = api.session();
   const here = location.pathname;
   const link = (href, label, match) =>
     h("a", { href, class: "nav-link", "aria-current": match ? "page" : undefined, text: label });
-  const language = h(
-    "select",
-    { id: "lang", class: "lang", "aria-label": t("nav.language") },
-    LANGS.map(([code, name]) => h("option", { value: code, selected: code === getLang() || undefined, text: name })),
-  );
-  language.addEventListener("change", () => setLang(language.value));
   replace(
     header,
     h(
@@ -98,7 +99,7 @@ function renderHeader() {
       h(
         "div",
         { class: "header-tools" },
-        language,
+        h("button", { type: "button", class: "btn btn-ghost btn-icon", id: "settings-button", "aria-label": t("settings.title"), title: t("settings.title"), text: "⚙", onclick: () => showSettings() }),
         h("button", { type: "button", class: "btn btn-ghost btn-icon", "aria-label": t("help.title"), title: t("help.title"), text: "?", onclick: () => showHelp() }),
         me
           ? h("button", { type: "button", class: "btn btn-ghost", id: "signout", text: t("nav.signout"), onclick: async () => { await api.signOut(); navigate("/"); } })

@@ -1,6 +1,6 @@
 // The board's motion: moved cards slide from where they were (about 150 ms), a completed
 // suit flies to its place, and a win gets a short celebration. Every one of them is skipped
-// when the reader asks for less motion (prefers-reduced-motion), and none changes what the
+// when the reader asks for less motion (prefers-reduced-motion, or the preference off), and none changes what the
 // board shows: the cards are already where they belong when an animation starts, so a
 // frame that arrives mid-flight just starts the next one.
 //
@@ -10,15 +10,15 @@
 
 import { h } from "./dom.js";
 import { SUITS } from "./cards.js";
+import { animated } from "./prefs.js";
 
 export const SLIDE_MS = 150;
 const FLY_MS = 420;
 const CELEBRATION_MS = 1800;
-const still = matchMedia("(prefers-reduced-motion: reduce)");
 
-/** Whether animations are wanted at all. */
+/** Whether animations are wanted at all: the player's preference and the system's. */
 export function moving() {
-  return !still.matches;
+  return animated();
 }
 
 /** Where each of the card elements `els` is on the screen now, for slide() and flyHome()

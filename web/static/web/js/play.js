@@ -1,6 +1,8 @@
 // The owner's board with its commands: used by a game's own page, the daily race, a race's
 // deals and an arena's. In a daily, race or arena game the first hint asks first, and says
-// what it costs (the server records it and the standings mark the player as aided).
+// what it costs (the server records it and the standings mark the player as aided). With
+// auto-finish on (prefs.js), once every card is face up and the reserve dealt, the server's
+// winning line (GET /games/{id}/finish) is played out as ordinary commands, one at a time.
 
 import * as api from "./api.js";
 import { Board } from "./board.js";
@@ -9,11 +11,16 @@ import { announce, clock, h, modal, toast } from "./dom.js";
 import { header, describe, scorebar, startGame } from "./gamebits.js";
 import { num, plural, t } from "./i18n.js";
 import { moving } from "./motion.js";
+import { prefs } from "./prefs.js";
 import { navigate } from "./router.js";
+import { play as sound, soundOf } from "./sound.js";
 import { ratingText } from "./widgets.js";
 
 const HINTED = "scorpion.hinted";
 const CELEBRATION_PAUSE_MS = 1200;
+/** Between the moves of an auto-finish: long enough to see each slide (short without). */
+const FINISH_STEP_MS = 260;
+const FINISH_STEP_STILL_MS = 60;
 
 /** Whether this browser already showed a hint in game `id` (so no second warning). */
 function hintedBefore(id) {
@@ -83,9 +90,15 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     banner.textContent = game.status === "playing" && game.blocked ? t("play.blocked") : "";
     banner.hidden = !banner.textContent;
     onChange?.(game);
-    if (event) announce(describe(event, previous).spoken);
-    if (game.status === "playing") refreshMoves();
-    else if (event) setTimeout(finished, game.status === "won" && moving() ? CELEBRATION_PAUSE_MS : 0);
+    if (event) {
+      announce(describe(event, previous).spoken);
+      sound(soundOf(event, game));
+    }
+    if (event?.type === "undone" || event?.type === "restarted") finishLost = false;
+    if (game.status === "playing") {
+      refreshMoves();
+      autoFinish();
+    } else if (event) setTimeout(finished, game.status === "won" && moving() ? CELEBRATION_PAUSE_MS : 0);
     else finished();
   }
 
@@ -96,6 +109,46 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
       if (!stopped && game.version === version) board.setMoves(moves);
     } catch {
       // the board stays usable: the server still judges every drop
+    }
+  }
+
+  // Auto-finish: asked once per version while nothing is hidden; a position the solver
+  // proved lost stays lost whatever is played, until an undo or a restart.
+  let finishAskedAt = null;
+  let finishLost = false;
+  let finishing = false;
+
+  async function autoFinish() {
+    const hidden = game.reserve > 0 || game.columns.some((column) => column.some((code) => !code));
+    if (!prefs().auto_finish || hidden || finishing || finishLost || finishAskedAt === game.version) return;
+    finishAskedAt = game.version;
+    let answer = null;
+    // Asked again after Retry-After while the solver is busy (twice at most, while the
+    // board is unchanged); not offered here (a race, a rated game): the player plays on.
+    for (let tries = 0; !answer && tries < 3; tries += 1) {
+      try {
+        answer = await api.get(`/games/${encodeURIComponent(game.id)}/finish`);
+      } catch (error) {
+        const later = error instanceof api.ApiError && (error.status === 429 || error.status === 503);
+        if (!later || stopped || finishAskedAt !== game.version) return;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5, error.retryAfter || 1) * 1000));
+      }
+    }
+    if (!answer) return;
+    finishLost = answer.verdict === "lost";
+    if (answer.verdict !== "won" || stopped || game.version !== answer.version) return;
+    finishing = true;
+    toast(t("play.finishing"), "info", 2500);
+    try {
+      for (const command of answer.line) {
+        await new Promise((resolve) => setTimeout(resolve, moving() ? FINISH_STEP_MS : FINISH_STEP_STILL_MS));
+        const before = game.version;
+        if (stopped || busy || game.status !== "playing" || !prefs().auto_finish) return;
+        await act(command);
+        if (game.version === before) return; // refused or lost in transit: the player goes on
+      }
+    } finally {
+      finishing = false;
     }
   }
 
@@ -123,6 +176,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
         toast(t("play.conflict"), "info");
         await reload();
       } else if (error instanceof api.ApiError) {
+        sound("refused");
         toast(error.detail, "error");
         board.render();
       } else {
@@ -193,6 +247,9 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
     const solver = analysisPanel(game, { id: "end-analysis" });
     const rating = game.rated ? h("dd", { id: "end-rating", text: "…" }) : null;
     if (rating) showRatingChange(rating, game);
+    // The daily's streak of days in a row, as the game's end leaves it.
+    const streak = game.challenge ? h("dd", { id: "end-streak", text: "…" }) : null;
+    if (streak) api.player(game.owner).then((record) => (streak.textContent = plural("daily.streak_days", record.streak))).catch(() => (streak.textContent = "—"));
     solver.ready.then((analysis) => {
       if (analysis && hasLine(analysis)) {
         solver.el.append(" ", h("button", { type: "button", class: "btn btn-small", id: "end-line", "data-close": "line", text: t("analysis.show_line") }));
@@ -209,6 +266,7 @@ export function mountPlay(container, initial, rules, { onChange, onFinished, kin
           h("dt", { text: t("stats.sequences") }), h("dd", { text: `${game.removed.length}/${rules.sequences_to_win}` }),
           h("dt", { text: t("stats.time") }), h("dd", { text: clock(new Date(game.finished_at || Date.now()) - new Date(game.created_at)) }),
           rating ? [h("dt", { text: t("rating.label") }), rating] : null,
+          streak ? [h("dt", { text: t("profile.streak") }), streak] : null,
         ),
         solver.el,
       ],

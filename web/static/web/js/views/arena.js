@@ -31,7 +31,9 @@ function render(page, initial, rules, offset, stops) {
   const clockLabel = h("span", { class: "label" });
   const players = h("span", { id: "arena-players" });
   const head = h("div", { class: "panel race-head" },
-    h("div", {}, h("h1", { text: arena.title }), h("p", { class: "muted" }, rulesTitle(rules), " · ", players)),
+    h("div", {}, h("h1", { text: arena.title || t("arena.by", { player: arena.creator || "?" }) }), h("p", { class: "muted" }, rulesTitle(rules), " · ", players)),
+    arena.code ? h("div", { class: "race-code" }, h("span", { class: "label", text: t("arena.code") }), h("strong", { id: "arena-code", text: arena.code }),
+      h("input", { class: "share-link", id: "arena-link", readonly: true, value: `${location.origin}/arenas/${arena.code}`, "aria-label": t("races.link") })) : null,
     h("div", { class: "daily-clock" }, status, clockLabel, clockEl),
   );
   const main = h("div", { class: "race-main" });

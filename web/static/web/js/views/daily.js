@@ -10,7 +10,8 @@ import { mountPlay } from "../play.js";
 import { navigate } from "../router.js";
 import { mountSolution } from "../solution.js";
 import { standingsTable } from "../standings.js";
-import { clockOffset, countdown, problem, rulesets } from "../widgets.js";
+import { verdictAt } from "../analysis.js";
+import { clockOffset, countdown, problem, ratingText, rulesets } from "../widgets.js";
 
 export const name = "daily";
 
@@ -73,10 +74,11 @@ function render(page, day, rules, offset, stops) {
   }
 
   if (!open) return renderClosed(mine, day, rules, me, stops);
-  if (!me) {
+  if (!me || me.guest) {
+    // The daily is rated: it needs an account (a guest signs up, keeping their games).
     replace(mine, h("div", { class: "panel join" },
-      h("p", { text: t("daily.signin_to_race") }),
-      h("a", { href: `/signin?next=/daily`, class: "btn btn-primary", text: t("nav.signin") }),
+      h("p", { id: "daily-account", text: t(me ? "daily.guest_signup" : "daily.signin_to_race") }),
+      h("a", { href: me ? "/signin?mode=signup&next=/daily" : "/signin?next=/daily", class: "btn btn-primary", text: me ? t("account.guest_signup") : t("nav.signin") }),
     ));
     return;
   }
@@ -85,10 +87,14 @@ function render(page, day, rules, offset, stops) {
     if (game && game.status === "playing") {
       stops.push(mountPlay(mine, game, rules));
     } else if (game) {
+      const streak = h("p", { id: "daily-streak" });
       replace(mine, h("div", { class: "panel join" },
         h("p", { text: t("daily.your_result", { status: t(`status.${game.status}`), score: num(game.score), moves: plural("stats.moves_n", game.moves) }) }),
+        streak,
+        h("p", { class: "muted", id: "verdict-at", text: verdictAt(day.date) }),
         h("a", { href: `/games/${game.id}`, class: "btn", text: t("daily.your_game") }),
       ));
+      api.player(me.username).then((record) => (streak.textContent = t("daily.streak_now", { days: plural("daily.streak_days", record.streak), best: num(record.best_streak) }))).catch(() => {});
     } else {
       const join = h("button", { type: "button", class: "btn btn-gold btn-wide", id: "join-race", text: t("daily.start") });
       join.addEventListener("click", async () => {
@@ -102,7 +108,14 @@ function render(page, day, rules, offset, stops) {
           toast(error.detail || t("error.network"), "error");
         }
       });
-      replace(mine, h("div", { class: "panel join" }, h("h2", { text: t("daily.same_deal") }), h("p", { class: "muted", text: t("daily.rules_text") }), join));
+      // Rated, and what a win and a loss would change, said before the first card is seen.
+      const stakes = h("p", { class: "stakes", id: "daily-stakes" }, h("span", { class: "tag tag-rated", text: t("rating.rated_tag") }), " ", t("daily.rated_text"));
+      api.get(`/challenges/${day.date}/stakes`).then((s) => {
+        if (!s.rated) return;
+        const signed = (v) => (v >= 0 ? `+${num(Math.round(v))}` : `−${num(Math.round(-v))}`);
+        stakes.append(" ", h("span", { id: "stakes-changes", text: t("daily.stakes", { win: signed(s.win), loss: signed(s.loss), rating: ratingText(s.rating, s.provisional) }) }));
+      }).catch(() => {});
+      replace(mine, h("div", { class: "panel join" }, h("h2", { text: t("daily.same_deal") }), stakes, h("p", { class: "muted", text: t("daily.rules_text") }), join));
     }
   });
 }

@@ -3,8 +3,9 @@
 // conditional GET: nothing comes back until the list changes).
 
 import * as api from "../api.js";
-import { h, modal, replace, toast } from "../dom.js";
-import { plural, t } from "../i18n.js";
+import { clock, h, modal, replace, toast } from "../dom.js";
+import { ago, plural, t, when } from "../i18n.js";
+import { startGame } from "../gamebits.js";
 import { navigate } from "../router.js";
 import { clockOffset, countdown, gameRow, poll, rulesDescription, rulesets, rulesTitle } from "../widgets.js";
 
@@ -20,6 +21,7 @@ export function mount(root) {
   const daily = h("section", { class: "panel daily-card", "aria-labelledby": "daily-title" });
   const mine = h("section", { class: "panel", "aria-labelledby": "my-games-title" });
   const live = h("section", { class: "panel", "aria-labelledby": "live-title" });
+  const next = h("section", { class: "panel", id: "starts-next", "aria-labelledby": "next-title" });
   const more = h("section", { class: "panel more", "aria-labelledby": "more-title" },
     h("h2", { id: "more-title", text: t("lobby.more") }),
     h("ul", { class: "more-list" },
@@ -32,7 +34,7 @@ export function mount(root) {
   root.append(
     h("div", { class: "lobby" },
       h("div", { class: "lobby-main" }, newGame, me ? mine : null),
-      h("div", { class: "lobby-side" }, daily, more, live),
+      h("div", { class: "lobby-side" }, daily, next, more, live),
     ),
   );
 
@@ -49,7 +51,56 @@ export function mount(root) {
     })
     .catch(() => replace(newGame, h("p", { class: "form-error", text: t("error.network") })));
   loadDaily(daily, stops);
+  loadNext(next, stops);
   return () => stops.forEach((stop) => stop());
+}
+
+/** How many coming contests the lobby lists. */
+const NEXT_SHOWN = 3;
+
+/** What starts next: the coming arenas and public races, soonest first, each with the time
+ *  left to its start, and the arena running now that closes first. */
+async function loadNext(panel, stops) {
+  const title = h("h2", { id: "next-title", text: t("lobby.next") });
+  replace(panel, title, h("p", { class: "muted", text: "…" }));
+  try {
+    const [{ data: arenas, response }, races, running] = await Promise.all([
+      api.request("/arenas?status=scheduled&limit=200"),
+      api.get("/races?status=scheduled&limit=200"),
+      api.get("/arenas?status=running&limit=200"),
+    ]);
+    const offset = clockOffset(response);
+    const coming = [
+      ...arenas.results.map((c) => ({ ...c, href: `/arenas/${c.code || c.id}`, kind: "arena" })),
+      ...races.results.filter((c) => c.public).map((c) => ({ ...c, href: `/races/${c.code}`, kind: "race" })),
+    ].sort((a, b) => a.starts_at.localeCompare(b.starts_at)).slice(0, NEXT_SHOWN);
+    const open = running.results.sort((a, b) => a.ends_at.localeCompare(b.ends_at))[0];
+    const lefts = [];
+    const row = (contest, target, soon, later) => {
+      const left = h("span", { class: "next-left" });
+      lefts.push([left, contest[target], soon, later]);
+      return h("li", { "data-kind": contest.kind || "arena" },
+        h("a", { href: contest.href || `/arenas/${contest.id}`, text: contest.title || t("races.by", { player: contest.creator || "?" }) }),
+        h("span", { class: "muted small block" }, left, " · ", when(contest[target], { weekday: "short", hour: "2-digit", minute: "2-digit" })));
+    };
+    replace(panel, title,
+      coming.length || open
+        ? h("ul", { class: "more-list", id: "next-list" },
+            open ? row(open, "ends_at", "races.ends_in", "lobby.ends") : null,
+            coming.map((c) => row(c, "starts_at", "races.starts_in", "lobby.starts")))
+        : h("p", { class: "muted", text: t("arena.none") }),
+      h("a", { href: "/arenas#new-arena", class: "small", id: "new-arena-link", text: t("arena.create_own") }));
+    // Within the hour a running clock ("Starts in 4:59"), else words ("Starts in 7 days").
+    const tick = () => lefts.forEach(([el, at, soon, later]) => {
+      const ms = new Date(at) - (Date.now() + offset);
+      el.textContent = ms < 3600_000 ? `${t(soon)} ${clock(ms)}` : `${t(later)} ${ago(new Date(Date.parse(at) - offset).toISOString())}`;
+    });
+    tick();
+    const timer = setInterval(tick, 1000);
+    stops.push(() => clearInterval(timer));
+  } catch {
+    replace(panel, title, h("p", { class: "form-error", text: t("error.network") }));
+  }
 }
 
 /** The rulesets where fewer than 90% of deals can be won (docs/solvability.md): a new game
@@ -78,10 +129,22 @@ function renderNewGame(panel, rules, me) {
   );
   const seed = h("input", { id: "seed", name: "seed", inputmode: "numeric", pattern: "[0-9]*", placeholder: t("lobby.seed_placeholder"), autocomplete: "off" });
   const visible = h("input", { id: "public", type: "checkbox", checked: true });
-  const start = h("button", { type: "submit", class: "btn btn-primary btn-wide", id: "start-game", text: me ? t("lobby.start") : t("lobby.play_now") });
-  // A rated game: the player against a certified deal rated near them (docs/ratings.md);
-  // a guest plays casual games only.
-  const rated = me && !me.guest ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
+  // A rated game: the player against a certified deal rated near them (docs/ratings.md),
+  // first, so that it is what Enter starts; a guest plays casual games only.
+  const account = me && !me.guest;
+  const start = h("button", { type: "submit", class: `btn ${account ? "" : "btn-primary "}btn-wide`, id: "start-game", text: account ? t("lobby.casual") : me ? t("lobby.start") : t("lobby.play_now") });
+  const rated = account ? h("button", { type: "submit", class: "btn btn-gold btn-wide", id: "start-rated", value: "rated", text: t("lobby.rated"), title: t("lobby.rated_help") }) : null;
+  const ratedNote = account ? h("p", { class: "muted small", id: "rated-note", text: t("lobby.rated_or_casual") }) : null;
+  // A rated game's deal is the server's: a chosen seed makes the game casual, and Enter in
+  // the seed's field starts that casual game rather than the rated one.
+  if (rated) {
+    seed.addEventListener("input", () => (rated.disabled = Boolean(seed.value.trim())));
+    seed.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      start.closest("form").requestSubmit(start);
+    });
+  }
   // A visitor plays at once, as a guest (docs/api.md#guests); an account keeps the games.
   const guestNote = !me || me.guest
     ? h("p", { class: "muted small guest-note", id: "guest-note" }, t(me ? "lobby.guest_playing" : "lobby.guest_about") + " ",
@@ -102,7 +165,8 @@ function renderNewGame(panel, rules, me) {
       h("div", { class: "option-row check" }, visible, h("label", { for: "public", text: t("lobby.public") })),
       h("p", { class: "muted small", text: t("lobby.public_help") }),
     ),
-    h("div", { class: "start-row" }, start, rated),
+    h("div", { class: "start-row" }, rated, start),
+    ratedNote,
     guestNote,
   );
   form.addEventListener("submit", async (event) => {
@@ -118,14 +182,14 @@ function renderNewGame(panel, rules, me) {
       // A new rated game resigns an unfinished one of the ruleset (a loss): ask first.
       if (body.rated && !(await mayAbandonRated(me, chosen))) return;
       if (!api.session()) await api.playAsGuest();
-      const game = await api.post("/games", body);
-      navigate(`/games/${game.id}`);
+      const game = await startGame(body);
+      if (game) navigate(`/games/${game.id}`);
     } catch (error) {
       const fields = error.body?.fields ? Object.values(error.body.fields).flat().join(" ") : "";
       toast(fields || error.detail || t("error.network"), "error");
     } finally {
       start.disabled = false;
-      if (rated) rated.disabled = false;
+      if (rated) rated.disabled = Boolean(seed.value.trim());
     }
   });
   replace(panel, h("h1", { id: "new-game-title", text: t("lobby.new_game") }), form);
@@ -156,7 +220,7 @@ async function loadDaily(panel, stops) {
     replace(
       panel,
       h("h2", { id: "daily-title", text: t("daily.title") }),
-      h("p", { class: "daily-date", text: data.date }),
+      h("p", { class: "daily-date" }, data.date, " ", h("span", { class: "tag tag-rated", id: "daily-rated", text: t("rating.rated_tag") })),
       h("p", { class: "daily-left" }, h("span", { class: "muted", text: t("daily.ends_in") + " " }), left),
       h("p", { class: "muted", text: plural("daily.participants", data.participants) }),
       h("a", { href: "/daily", class: "btn btn-gold btn-wide", id: "daily-link", text: t("daily.race") }),

@@ -4,7 +4,7 @@
 
 import * as api from "../api.js";
 import { clock, h, replace, toast } from "../dom.js";
-import { plural, t } from "../i18n.js";
+import { plural, t, when } from "../i18n.js";
 import { ContestFeed } from "../live.js";
 import { mountPlay } from "../play.js";
 import { standingsTable } from "../standings.js";
@@ -112,7 +112,11 @@ function render(page, initial, rules, offset, firstResults, stops) {
           show();
         } catch (error) {
           join.disabled = false;
-          toast(error.detail || t("error.network"), "error");
+          if (error.code !== "race_started") return toast(error.detail || t("error.network"), "error");
+          // It started as the player asked: the page says so and offers to watch it.
+          race = { ...race, status: "running" };
+          phase = null;
+          show();
         }
       });
       replace(main, h("div", { class: "panel join" }, h("h2", { text: t("races.same_deals") }), h("p", { class: "muted", text: t("races.join_text") }), join));
@@ -121,7 +125,17 @@ function render(page, initial, rules, offset, firstResults, stops) {
 
   async function renderRunning() {
     if (!me || !joined()) {
-      replace(main, h("div", { class: "panel join" }, h("p", { text: t("races.watching") })));
+      // Too late to join (the racers were sealed at the start): say so, and offer to watch.
+      const watch = h("button", { type: "button", class: "btn btn-primary", id: "watch-race", text: t("races.watch") });
+      watch.addEventListener("click", () => {
+        table.el.scrollIntoView({ block: "start" });
+        table.el.querySelector("h2")?.setAttribute("tabindex", "-1");
+        table.el.querySelector("h2")?.focus();
+      });
+      replace(main, h("div", { class: "panel join", id: "race-started" },
+        me ? [h("h2", { text: t("races.started_title") }), h("p", { text: t("races.started_text", { time: when(race.starts_at, { timeStyle: "short" }) }) })] : null,
+        h("p", { class: "muted", text: t("races.watching") }),
+        watch));
       return;
     }
     replace(main, h("p", { class: "muted loading", text: t("loading") }));

@@ -1,0 +1,290 @@
+"""Everything fits: every page of the client at 1280×800 and at 390×844 (a phone, with a
+touch screen) has no horizontal scroll, and a game whose column has grown past anything a
+deal lays out (18 cards) fits the window without scrolling. Each runs in Debian's chromium
+(Playwright) against a real daphne server, and screenshots the long column at that size.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from games import engine
+from tests.e2e.players import open_at, shoot, signed_up
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="phone")]
+WIN = json.loads(
+    (
+        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
+    ).read_text()
+)
+#: How long a column the board must fit: longer than any deal lays out.
+LONG = 18
+
+#: How wide the page is against the window, and the first elements past its right edge.
+MEASURE = """() => {
+    const past = [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > innerWidth + 0.5)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}#${el.id}`);
+    const across = document.documentElement.scrollWidth;
+    return { across, width: innerWidth, past: past.slice(0, 5) };
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(live_server_factory):
+    return live_server_factory()
+
+
+def long_column_line(rules: engine.Ruleset, seed: int) -> tuple[list[engine.Action], engine.State]:
+    """Actions from deal ``seed`` that grow one column to ``LONG`` cards or more: each the
+    legal action after which the longest column is longest (a few moves in classic), and the
+    position they lead to."""
+    state = engine.new_game(rules, engine.seeded_deal(rules, seed))
+    line: list[engine.Action] = []
+    while max(map(len, state.columns)) < LONG:
+        options = [
+            (action, engine.apply(state, action)[0]) for action in engine.legal_actions(state)
+        ]
+        action, state = max(options, key=lambda pair: max(map(len, pair[1].columns)))
+        line.append(action)
+        assert len(line) < 30, "no long column from this deal"
+    return line, state
+
+
+def the_pages(server: Any, player: Any, size: tuple[int, int]) -> dict[str, str]:
+    """A path for every page of web/urls.py (by its name), each showing something."""
+    from django.contrib.auth import get_user_model
+
+    from games import clock
+    from games.dailies import contests
+    from games.dailies.models import DailyChallenge
+    from games.writes import services
+
+    tag = "d" if size[0] > 600 else "p"
+    now = clock.now()
+    arena = contests.arena_create(
+        rules="classic",
+        starts_at=now - dt.timedelta(minutes=5),
+        ends_at=now + dt.timedelta(hours=1),
+    )
+    race = player.api.post("/races", json={"countdown": 600, "time_limit": 600, "title": "Fit"})
+    assert race.status_code == 201, race.text
+    day = now.date() - dt.timedelta(days=8 if tag == "d" else 9)
+    DailyChallenge.objects.create(
+        date=day, rules="classic", seed=WIN["seed"], solution=WIN["actions"],
+        difficulty="medium", created_at=now,
+    )  # fmt: skip
+    user = get_user_model().objects.get(username=player.name)
+    with clock.frozen(dt.datetime.combine(day, dt.time(9), tzinfo=dt.UTC)):
+        joined, _ = services.challenge_join(date=day, player=user)
+        for command in WIN["actions"]:
+            services.game_command(game_id=joined.game_id, actor=user, command=command)
+    return {
+        "web-lobby": "/",
+        "web-signin": "/signin",
+        "web-account": "/account",
+        "web-account-step": "/account/reset",
+        "web-daily": "/daily",
+        "web-daily-date": f"/daily/{day:%Y-%m-%d}",
+        "web-archive": "/archive",
+        "web-archive-month": f"/archive/{day:%Y-%m}",
+        "web-races": "/races",
+        "web-race": f"/races/{race.json()['code']}",
+        "web-arenas": "/arenas",
+        "web-arena": f"/arenas/{arena.id}",
+        "web-leaderboards": "/leaderboards",
+        "web-tv": "/tv",
+        "web-puzzles": "/puzzles",
+        "web-puzzles-mode": "/puzzles/dashboard",
+        "web-game": f"/games/{joined.game_id}",
+        "web-player": f"/players/{player.name}",
+        "web-player-stats": f"/players/{player.name}/stats/classic",
+    }
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_page_fits_and_a_long_column_fits_the_window(pages, server, shots, size) -> None:
+    from playwright.sync_api import expect
+
+    from web.urls import urlpatterns
+
+    tag = "d" if size[0] > 600 else "p"
+    player = signed_up(server, f"fitall{tag}")
+    paths = the_pages(server, player, size)
+    assert set(paths) == {pattern.name for pattern in urlpatterns}  # a new page is swept too
+    page = open_at(pages, size, player)
+    wide = {}
+    for name, path in [*paths.items(), ("api-docs", "/api/docs/")]:
+        page.goto(f"{server.http}{path}")
+        page.wait_for_load_state("networkidle")
+        seen = page.evaluate(MEASURE)
+        if seen["across"] > seen["width"]:
+            wide[path] = seen
+            shoot(page, shots, f"wide-{name}")
+    assert wide == {}, wide
+
+    # A column of 18 cards: the board fits the window, and nothing scrolls.
+    rules = engine.RULESETS["classic"]
+    line, state = long_column_line(rules, seed=0)
+    game = player.api.post("/games", json={"rules": "classic", "seed": 0}).json()
+    for n, action in enumerate(line):
+        body = {**engine.action_to_command(action), "expected_version": n + 1}
+        assert player.api.post(f"/games/{game['id']}/commands", json=body).status_code == 201
+    page.goto(f"{server.http}/games/{game['id']}")
+    expect(page.locator(".tableau .col")).to_have_count(7)
+    expect(page.locator(".tableau .card")).to_have_count(sum(map(len, state.columns)))
+    longest = page.evaluate(
+        """() => {
+            const cols = [...document.querySelectorAll('.tableau .col')];
+            const col = cols.reduce((a, b) => (b.children.length > a.children.length ? b : a));
+            const cards = [...col.querySelectorAll('.card')];
+            const last = cards[cards.length - 1].getBoundingClientRect();
+            return { cards: cards.length, bottom: last.bottom, height: innerHeight,
+                     down: document.documentElement.scrollHeight,
+                     step: cards[cards.length - 1].getBoundingClientRect().top
+                           - cards[cards.length - 2].getBoundingClientRect().top };
+        }"""
+    )
+    print(f"\nlong column at {size}: {longest}")
+    assert longest["cards"] >= LONG, longest
+    assert longest["bottom"] <= longest["height"], longest
+    assert longest["down"] <= longest["height"], longest  # the page does not scroll
+    assert longest["step"] >= 4, longest  # overlapped, never stacked out of sight
+    shoot(page, shots, "fit-long-column")
+
+
+# --- preferences ------------------------------------------------------------------------------
+
+
+def looks(page: Any) -> dict[str, Any]:
+    """The page's theme and motion as applied, its panels' and felt's colours, and the width
+    of the board's cards (0 without a board)."""
+    return page.evaluate(
+        """() => ({
+            theme: document.documentElement.dataset.theme,
+            motion: document.documentElement.dataset.motion,
+            felt: getComputedStyle(document.documentElement).backgroundColor,
+            ink: getComputedStyle(document.body).getPropertyValue('--ink').trim(),
+            card: document.querySelector('.tableau .card')?.getBoundingClientRect().width || 0,
+        })"""
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_preferences_apply_at_once_and_follow_the_account(pages, server, shots, size) -> None:
+    from playwright.sync_api import expect
+
+    tag = "d" if size[0] > 600 else "p"
+    # A visitor: kept in the browser, applied without a reload, still there after one.
+    visitor = open_at(pages, size, None, "/")
+    assert looks(visitor)["theme"] == "light"
+    visitor.click("#settings-button")
+    dialog = visitor.locator("dialog.settings")
+    expect(dialog).to_be_visible()
+    shoot(visitor, shots, "settings")
+    light = looks(visitor)
+    dialog.locator('#setting-theme input[value="dark"]').check()
+    dark = looks(visitor)
+    assert dark["theme"] == "dark" and dark["ink"] != light["ink"], (light, dark)
+    dialog.get_by_role("button", name="Close").click()
+    shoot(visitor, shots, "theme-dark-lobby")
+    visitor.reload()
+    assert looks(visitor)["theme"] == "dark"
+    # Signing up keeps them: the account holds what the browser had.
+    visitor.goto(f"{server.http}/signin")
+    visitor.click("#tab-signup")
+    visitor.fill("#username", f"prefsnew{tag}")
+    visitor.fill("#password", "x7-lantern-Q-prefs")
+    visitor.click("#auth-submit")
+    expect(visitor.locator("#signout")).to_be_visible()
+    token = visitor.evaluate("localStorage.getItem('scorpion.token')")
+    headers = {"Authorization": f"Token {token}"}
+    stored = httpx.get(f"{server.http}/api/v1/auth/preferences", headers=headers).json()
+    assert stored["theme"] == "dark", stored
+
+    # A player on their board: the cards shrink at once; each theme drawn; all stored.
+    player = signed_up(server, f"prefs{tag}")
+    game = player.api.post("/games", json={"rules": "classic", "seed": 5}).json()
+    page = open_at(pages, size, player, f"/games/{game['id']}")
+    expect(page.locator(".tableau .col")).to_have_count(7)
+    large = looks(page)["card"]
+    page.click("#settings-button")
+    dialog = page.locator("dialog.settings")
+    dialog.locator('#setting-card_size input[value="small"]').check()
+    page.wait_for_function(
+        f"() => document.querySelector('.tableau .card').offsetWidth < {large} * 0.8"
+    )
+    for switch in ("#setting-sound", "#setting-animations", "#setting-auto_finish"):
+        dialog.locator(switch).uncheck()
+    assert looks(page)["motion"] == "off"
+    dialog.get_by_role("button", name="Close").click()
+    for theme in ("light", "dark", "contrast"):
+        page.click("#settings-button")
+        page.locator(f'dialog.settings #setting-theme input[value="{theme}"]').check()
+        page.locator("dialog.settings").get_by_role("button", name="Close").click()
+        assert looks(page)["theme"] == theme
+        shoot(page, shots, f"theme-{theme}-board")
+    page.wait_for_timeout(300)  # the last PUT
+    assert player.api.get("/auth/preferences").json() == {
+        "card_size": "small",
+        "theme": "contrast",
+        "sound": False,
+        "animations": False,
+        "auto_finish": False,
+    }
+    # Another browser of the same account takes them from the account once loaded.
+    elsewhere = open_at(pages, size, player, f"/games/{game['id']}")
+    elsewhere.wait_for_function("() => document.documentElement.dataset.theme === 'contrast'")
+    expect(elsewhere.locator(".tableau .col")).to_have_count(7)
+    elsewhere.wait_for_function(
+        f"() => document.querySelector('.tableau .card').offsetWidth < {large} * 0.8"
+    )
+
+
+# --- auto-finish --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_last_face_down_card_turned_the_page_finishes_the_game(
+    pages, server, shots, size
+) -> None:
+    from django.contrib.auth import get_user_model
+    from playwright.sync_api import expect
+
+    from games.writes import services
+
+    tag = "d" if size[0] > 600 else "p"
+    player = signed_up(server, f"finisher{tag}")
+    user = get_user_model().objects.get(username=player.name)
+    game = services.game_create(owner=user, rules="classic", seed=WIN["seed"])
+    for command in WIN["actions"][:46]:  # the next move turns the last face-down card
+        services.game_command(game_id=game.game_id, actor=user, command=command)
+    page = open_at(pages, size, player, f"/games/{game.game_id}")
+    expect(page.locator(".tableau .card.down")).to_have_count(1)
+    shoot(page, shots, "finish-before")
+    last = WIN["actions"][46]
+    with page.expect_response(lambda r: "/finish" in r.url) as asked:
+        page.locator(f'.tableau [data-key="c{last["from"]}:{last["index"]}"]').click(
+            position={"x": 10, "y": 6}
+        )
+        page.locator(f'.tableau .col[data-col="{last["to"]}"]').click(position={"x": 10, "y": 6})
+    line = asked.value.json()["line"]
+    assert asked.value.json()["verdict"] == "won" and line
+    expect(page.locator("dialog.end.won")).to_be_visible(timeout=15_000)
+    shoot(page, shots, "finish-won")
+    events = player.api.get(f"/games/{game.game_id}/events?limit=200").json()["results"]
+    # created (1), the 46 moves before, the page's move (48), then the finish's moves.
+    finished = [e for e in events if e["seq"] > 48]
+    assert [e["type"] for e in finished] == ["moved"] * len(line)  # one event a move
+    assert [e["data"] for e in finished] == [
+        {k: v for k, v in m.items() if k != "type"} for m in line
+    ]
+    assert player.api.get(f"/games/{game.game_id}").json()["status"] == "won"
