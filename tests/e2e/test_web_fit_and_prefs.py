@@ -250,7 +250,10 @@ def test_preferences_apply_at_once_and_follow_the_account(pages, server, shots, 
         page.locator("dialog.settings").get_by_role("button", name="Close").click()
         assert looks(page)["theme"] == theme
         shoot(page, shots, f"theme-{theme}-board")
-    page.wait_for_timeout(300)  # the last PUT
+    page.goto(f"{server.http}/account")  # the account page opens the same settings
+    page.click("#account-settings")
+    expect(page.locator('dialog.settings #setting-theme input[value="contrast"]')).to_be_checked()
+    page.locator("dialog.settings").get_by_role("button", name="Close").click()
     assert player.api.get("/auth/preferences").json() == {
         "card_size": "small",
         "theme": "contrast",
