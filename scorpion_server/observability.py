@@ -11,7 +11,9 @@
   ``METRICS_ENABLED``, to clients from ``METRICS_ALLOWED_NETWORKS`` or presenting
   ``Authorization: Bearer <METRICS_TOKEN>``; anyone else gets 403. Each daphne process
   exports its own figures (scrape every process); with ``PROMETHEUS_MULTIPROC_DIR`` set the
-  processes of one host write to files there and any of them answers for all.
+  processes of one host write to files there and any of them answers for all. The figures
+  of the background work (queues, workers, pools: ``games.jobs.health``) are read from the
+  database at each scrape, the same from every process (``METRICS_JOBS``).
 """
 
 from __future__ import annotations
@@ -211,7 +213,23 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     if not _allowed(request):
         return HttpResponse("forbidden\n", status=403, content_type="text/plain")
     body = generate_latest(_registry()) + generate_latest(_POOLS)
+    if settings.METRICS_JOBS:
+        body += _jobs_metrics()
     return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)
+
+
+def _jobs_metrics() -> bytes:
+    """The background work's figures, read from the database at each scrape
+    (``games.jobs.health``); none while the database does not answer."""
+    from games.jobs import health  # here: the job engine's app loads with the models
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(health.JobsCollector())
+    try:
+        return generate_latest(registry)
+    except Exception as error:
+        logging.getLogger(__name__).warning("metrics: the jobs' figures failed: %r", error)
+        return b""
 
 
 if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

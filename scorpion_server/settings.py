@@ -360,8 +360,11 @@ for _name in POOL_RULES:
 POOL_TARGET = env_int("POOL_TARGET", default=50, minimum=0)
 POOL_SOLVER_BUDGET = env_int("POOL_SOLVER_BUDGET", default=100_000, minimum=1)
 POOL_FILL_CANDIDATES = env_int("POOL_FILL_CANDIDATES", default=400, minimum=1)
-POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=20, minimum=1)
+POOL_FILL_SECONDS = env_int("POOL_FILL_SECONDS", default=10, minimum=1)
 POOL_FOLLOW_HINTS = env_bool("POOL_FOLLOW_HINTS", default=True)
+# How long one run of the follow-up job may play the hint follower on certified deals; a
+# deal it cannot settle in a whole run keeps the solver's effort as its difficulty.
+POOL_FOLLOW_SECONDS = env_int("POOL_FOLLOW_SECONDS", default=120, minimum=1)
 
 # Puzzles (docs/puzzles.md): the seconds one run of the mining job spends at most (it
 # goes on from where it stopped the next minute), the seconds it gives one position, the
@@ -386,6 +389,20 @@ if JOBS_WORKER not in ("local", "external"):
 SOLVER_WORKER_CONCURRENCY = env_int("SOLVER_WORKER_CONCURRENCY", default=2, minimum=1)
 # How much that worker lowers its CPU priority (nice), so that requests are served first.
 SOLVER_WORKER_NICE = env_int("SOLVER_WORKER_NICE", default=10, minimum=0)
+# A worker polls for due jobs every JOBS_POLL_SECONDS (above) besides listening for new ones
+# (a lost listener never stalls it); a job whose worker sent no heartbeat for
+# JOBS_STALLED_SECONDS is retried and its lock freed; a worker asked to stop gives its
+# running jobs JOBS_STOP_SECONDS, then queues them again and exits
+# (docs/operations.md#background-jobs).
+JOBS_STALLED_SECONDS = env_float("JOBS_STALLED_SECONDS", default=30.0, minimum=3.0)
+JOBS_STOP_SECONDS = env_float("JOBS_STOP_SECONDS", default=1.5, minimum=0.1)
+# /readyz answers 503 when the oldest due job of a queue has waited longer than this.
+JOBS_READY_WAIT_SECONDS = env_float("JOBS_READY_WAIT_SECONDS", default=300.0, minimum=1.0)
+# Whether /readyz also checks the background work (workers on every queue, no job waiting
+# too long); off for a process whose readiness must not depend on workers.
+READYZ_JOBS = env_bool("READYZ_JOBS", default=True)
+# Whether /metrics also shows the queues, workers and pools (read from the database).
+METRICS_JOBS = env_bool("METRICS_JOBS", default=True)
 PROCRASTINATE_IMPORT_PATHS = ["games.jobs"]
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 

@@ -37,7 +37,18 @@ bootstrap_venv() {
     if [[ "$(cat .venv/.pyproject.sha256 2>/dev/null)" != "$wanted" ]]; then
         echo "Installing the project and its dependencies into .venv (pyproject.toml, setup.py or the solver's C sources changed)…"
         local started=$SECONDS
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+        # pip's own lines, one a package step, numbered: a first install takes a minute.
+        if ! .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off \
+            -e '.[dev]' 2>&1 | awk '
+                /^(Collecting|Building|Installing|Successfully|ERROR|error)/ {
+                    n++; line = $0; if (length(line) > 100) line = substr(line, 1, 97) "..."
+                    printf "  [%d] %s\n", n, line; fflush()
+                }
+                /^(ERROR|error)/ { failed = 1 }
+                END { exit failed }'; then
+            echo "error: pip install failed; run .venv/bin/python -m pip install -e '.[dev]' to see why" >&2
+            return 1
+        fi
         echo "$wanted" > .venv/.pyproject.sha256
         echo "Installed in $((SECONDS - started)) s."
     fi

@@ -28,6 +28,10 @@ IN_MEMORY_CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChan
 LOCAL_MEMORY_CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
+# Servers the tests start (in process and as subprocesses) run without job workers: their
+# /readyz leaves the background work out, except where a test turns it on.
+os.environ.setdefault("READYZ_JOBS", "0")
+
 #: Daily challenges in tests: a smaller search for each candidate deal (a test prepares the
 #: days it needs, as the scheduled job would: ``prepare_day``).
 TEST_DAILY_SETTINGS = {"DAILY_SOLVER_BUDGET": 5_000}
@@ -44,6 +48,7 @@ def _in_process_channel_layer_and_cache() -> Iterator[None]:
     with override_settings(
         CHANNEL_LAYERS=IN_MEMORY_CHANNEL_LAYERS,
         CACHES=LOCAL_MEMORY_CACHES,
+        READYZ_JOBS=False,
         SOLVER_WAIT_MS=TEST_SOLVER_WAIT_MS,
         **TEST_DAILY_SETTINGS,
     ):

@@ -1,12 +1,17 @@
 """Operations endpoints: /healthz, /readyz, the OpenAPI schema and the API docs page."""
 
 import json
+import re
 
 import pytest
 import yaml
+from django.db import connection
 from django.db.utils import OperationalError
+from django.utils.timezone import now
 
 from api.views import ops
+from games import jobs
+from games.store.models import JobWorker
 
 
 def test_healthz_answers_without_touching_the_database(client):
@@ -95,3 +100,56 @@ def test_docs_page_renders_from_local_static_files(client):
     page = response.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
     assert "cdn" not in page.lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_names_the_background_work_that_is_missing_or_late(client, settings):
+    settings.READYZ_JOBS = True
+
+    alone = client.get("/readyz")  # no worker heartbeats at all
+
+    assert alone.status_code == 503
+    body = alone.json()
+    assert body["database"] == body["channel_layer"] == "ok"
+    assert body["jobs"] == {"workers": "no worker heartbeats on the queues schedule, solver, mail"}
+    assert "schedule, solver, mail" in body["detail"]
+
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+        (every,) = cursor.fetchone()
+        cursor.execute(
+            "INSERT INTO procrastinate_workers (last_heartbeat)"
+            " VALUES (now() - interval '1 hour') RETURNING id"
+        )
+        (silent,) = cursor.fetchone()
+    JobWorker.objects.create(worker_id=silent, queues="solver", host="h", pid=1, started_at=now())
+    JobWorker.objects.create(
+        worker_id=every, queues="schedule,mail", host="h", pid=2, started_at=now()
+    )
+
+    # The solver's worker has not heartbeaten for an hour: its queue counts as uncovered.
+    assert client.get("/readyz").json()["jobs"] == {
+        "workers": "no worker heartbeats on the queues solver"
+    }
+
+    JobWorker.objects.filter(worker_id=every).update(queues="")  # every queue
+    assert client.get("/readyz").status_code == 200
+    assert client.get("/readyz").json()["jobs"] == "ok"
+
+    jobs.fill_pools.defer()
+    with connection.cursor() as cursor:  # queued ten minutes ago, and no one took it
+        cursor.execute(
+            "UPDATE procrastinate_events SET at = now() - interval '10 minutes'"
+            " WHERE type = 'deferred'"
+        )
+    late = client.get("/readyz")
+    assert late.status_code == 503
+    assert late.json()["jobs"]["queues"].startswith(
+        "the oldest due job has waited too long on solver (6"
+    )
+
+    metrics = client.get("/metrics", REMOTE_ADDR="127.0.0.1").content.decode()
+    assert 'scorpion_queue_jobs{queue="solver"} 1.0' in metrics
+    assert re.search(r'scorpion_queue_oldest_seconds\{queue="solver"\} 6\d\d', metrics)
+    assert "scorpion_job_workers 1.0" in metrics
+    assert 'scorpion_pool_fill_per_minute{rules="classic"} 0.0' in metrics

@@ -7,11 +7,15 @@ the channel layer cannot.
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
+
+from games.jobs import health
 
 logger = logging.getLogger(__name__)
 
@@ -21,7 +25,7 @@ CHECK_TIMEOUT_SECONDS = 3.0
 #: The database check runs on threads of its own: the request's thread is free to answer
 #: when the cap is reached, whatever the check is still waiting for (a connection, the
 #: pool), and the check's thread is done within the connection and pool timeouts.
-_probes = ThreadPoolExecutor(max_workers=2, thread_name_prefix="readyz")
+_probes = ThreadPoolExecutor(max_workers=3, thread_name_prefix="readyz")
 
 
 async def healthz(request: HttpRequest) -> JsonResponse:
@@ -30,26 +34,57 @@ async def healthz(request: HttpRequest) -> JsonResponse:
 
 
 async def readyz(request: HttpRequest) -> JsonResponse:
-    """200 when the database answers ``SELECT 1`` and a message makes a round trip through the
-    channel layer; else 503 ``{"code": "unavailable", ...}`` saying which one failed."""
-    database, channel_layer = await asyncio.gather(_check_database(), _check_channel_layer())
-    if database == channel_layer == "ok":
-        return JsonResponse({"status": "ok", "database": "ok", "channel_layer": "ok"})
+    """200 when the database answers ``SELECT 1``, a message makes a round trip through the
+    channel layer and (with ``READYZ_JOBS``) the background work is served: a worker
+    heartbeats on every queue the server needs, and no due job has waited past
+    ``JOBS_READY_WAIT_SECONDS`` (``games.jobs.health``). Else 503 ``{"code":
+    "unavailable", ...}`` naming what failed; ``jobs`` then says what is wrong with them."""
+    checks: list[Any] = [_check_database(), _check_channel_layer()]
+    if settings.READYZ_JOBS:
+        checks.append(_check_jobs())
+    database, channel_layer, *more = await asyncio.gather(*checks)
+    jobs: str | dict[str, str] = more[0] if more else "ok"
+    if database == channel_layer == jobs == "ok":
+        body = {"status": "ok", "database": "ok", "channel_layer": "ok"}
+        if settings.READYZ_JOBS:
+            body["jobs"] = "ok"
+        return JsonResponse(body)
+    if database != "ok" and settings.READYZ_JOBS:
+        jobs = "unknown"  # read from the database
     failing = [
         name
         for name, state in (("database", database), ("channel_layer", channel_layer))
         if state != "ok"
     ]
-    return JsonResponse(
-        {
-            "code": "unavailable",
-            "detail": _("Not ready: %(failing)s unavailable; retry later.")
-            % {"failing": ", ".join(failing)},
-            "database": database,
-            "channel_layer": channel_layer,
-        },
-        status=503,
-    )
+    if isinstance(jobs, dict):
+        failing.extend(f"jobs ({problem})" for problem in jobs.values())
+    answer: dict[str, Any] = {
+        "code": "unavailable",
+        "detail": _("Not ready: %(failing)s unavailable; retry later.")
+        % {"failing": ", ".join(failing)},
+        "database": database,
+        "channel_layer": channel_layer,
+    }
+    if settings.READYZ_JOBS:
+        answer["jobs"] = jobs
+    return JsonResponse(answer, status=503)
+
+
+async def _check_jobs() -> str | dict[str, str]:
+    try:
+        probe = asyncio.wrap_future(_probes.submit(_job_problems))
+        found: dict[str, str] = await asyncio.wait_for(probe, CHECK_TIMEOUT_SECONDS)
+    except Exception as error:
+        logger.warning("readyz: jobs check failed: %r", error)
+        return "unknown"
+    return found or "ok"
+
+
+def _job_problems() -> dict[str, str]:
+    try:
+        return health.problems()
+    finally:
+        connection.close()
 
 
 async def _check_database() -> str:

@@ -2,8 +2,11 @@
 
 :func:`fill` certifies the next candidates of a ruleset's secret sequence
 (``games.pools.certify``) until the pool holds ``target`` fresh deals (dealt to nobody
-yet); a periodic job runs it for every ruleset of ``POOL_RULES`` (``games.jobs``), and
-``manage.py fill_pools`` by hand. :func:`draw` deals one of them to a player, never the
+yet), and ``manage.py fill_pools`` runs it by hand; :func:`fill_breadth_first`, which the
+pool-fill job runs (``games.jobs``), gives each deal to the emptiest pool of ``POOL_RULES``
+next, so that every ruleset gets its first deals before any is topped up, and ends by its
+deadline: a search the deadline cuts (``games.engine.solver.limits``) is tried again, whole,
+by the next run. :func:`draw` deals one of them to a player, never the
 same one twice: fresh deals first, then deals others were dealt. A rated draw
 (``rated=True``) deals only a deal nobody has seen: dealt to nobody, played in no game,
 never a daily's, and never rated before (``games_rated_deal``, whose unique ``(rules,
@@ -20,6 +23,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -28,13 +32,23 @@ from django.db.models import Count, Exists, OuterRef, Q
 
 from games import clock, engine
 from games.dailies.models import DailyChallenge
+from games.engine.solver import limits
 from games.errors import PoolEmpty
 from games.pools import certify
 from games.pools.models import CertifiedDeal, PoolCursor, PoolDraw, RatedDeal
 from games.store import locks
 from games.store.models import Game
 
-__all__ = ["CertifiedDeal", "fill", "draw", "fresh_count", "counts", "PoolEmpty"]
+__all__ = [
+    "CertifiedDeal",
+    "fill",
+    "fill_breadth_first",
+    "draw",
+    "fresh_count",
+    "fresh_counts",
+    "counts",
+    "PoolEmpty",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +198,19 @@ def fresh_count(rules: str) -> int:
     return CertifiedDeal.objects.filter(rules=rules, draws=0).count()
 
 
+def fresh_counts(rules: Sequence[str]) -> dict[str, int]:
+    """How many deals of each pool of ``rules`` nobody was dealt yet, in one query."""
+    counts = dict.fromkeys(rules, 0)
+    rows = (
+        CertifiedDeal.objects.filter(rules__in=list(rules), draws=0)
+        .values_list("rules")
+        .annotate(n=Count("id"))
+    )
+    for name, n in rows:
+        counts[name] = n
+    return counts
+
+
 def fill(
     rules: str,
     target: int,
@@ -193,46 +220,134 @@ def fill(
 ) -> list[CertifiedDeal]:
     """Certify candidates of the pool of ``rules`` until it holds ``target`` fresh deals,
     ``max_candidates`` (``POOL_FILL_CANDIDATES`` if ``None``) were tried, or ``seconds``
-    have passed (at least one candidate is tried); the deals made.
+    have passed; the deals made.
 
-    The search runs outside any transaction. A process filling the same pool already (it
+    The search runs outside any transaction, and ends by the deadline (the candidate it
+    cut is tried again by the next call). A process filling the same pool already (it
     holds the pool's advisory lock) is left to it: this call makes nothing."""
-    ruleset = engine.RULESETS[rules]
+    deadline = None if seconds is None else time.monotonic() + seconds
     limit = settings.POOL_FILL_CANDIDATES if max_candidates is None else max_candidates
-    made: list[CertifiedDeal] = []
+    done = _fill(rules, target - fresh_count(rules), limit, deadline)
+    if done.made:
+        logger.info(
+            "pool %s: %d deals certified in %d candidates", rules, len(done.made), done.tried
+        )
+    return done.made
+
+
+@dataclass
+class Filled:
+    """What a fill did: the deals made, the candidates tried (their verdict known), and
+    whether the deadline cut a search."""
+
+    made: list[CertifiedDeal] = field(default_factory=list)
+    tried: int = 0
+    cut: bool = False
+
+
+def _fill(
+    rules: str, missing: int, limit: int, deadline: float | None, *, follow: bool | None = None
+) -> Filled:
+    """Certify candidates of ``rules`` until ``missing`` deals are made, ``limit`` tried, or
+    ``deadline`` (``time.monotonic()``) passes; each candidate's verdict and the cursor are
+    stored together, so that one that dies mid-way neither loses nor counts a deal twice."""
+    ruleset = engine.RULESETS[rules]
+    done = Filled()
     with locks.session_lock(lock_id(rules)) as mine:
         if not mine:
-            return made
-        missing = target - fresh_count(rules)
+            return done
         cursor, _ = PoolCursor.objects.get_or_create(rules=rules)
-        tried = 0
-        deadline = None if seconds is None else time.monotonic() + seconds
-        while len(made) < missing and tried < limit:
-            if deadline is not None and tried and time.monotonic() > deadline:
-                break
+        while len(done.made) < missing and done.tried < limit:
             index = cursor.next_index
-            found, _nodes = certify.certify(ruleset, index)
+            try:
+                with limits.deadline(deadline):
+                    if limits.passed():
+                        raise limits.Interrupted()
+                    found, _nodes = certify.certify(ruleset, index, follow=follow)
+            except limits.Interrupted:
+                done.cut = True
+                break
             cursor.next_index = index + 1
-            tried += 1
-            if found is None:
-                cursor.save(update_fields=["next_index"])
-                continue
+            done.tried += 1
             with transaction.atomic():
-                made.append(_store(found))
+                if found is not None:
+                    done.made.append(_store(found))
                 cursor.save(update_fields=["next_index"])
-    if made:
-        logger.info(
-            "pool %s: %d deals certified in %d candidates (up to %d)",
-            rules,
-            len(made),
-            tried,
-            cursor.next_index,
-        )
+    return done
+
+
+def fill_breadth_first(
+    rules: Sequence[str], target: int, deadline: float, *, stopping: Any = None
+) -> dict[str, int]:
+    """Certify deals into the pools of ``rules``, one deal at a time to the pool with the
+    fewest fresh deals below ``target``, until every pool holds ``target`` or ``deadline``
+    (``time.monotonic()``) passes; the deals made, by ruleset. ``stopping`` (a callable)
+    ends it early when true. A pool another process fills (its lock held) is passed over.
+    The deals are certified without the hint follower, which takes up to a minute and more
+    a deal (``double``): :func:`follow_up` measures it afterwards."""
+    made = dict.fromkeys(rules, 0)
+    counts = fresh_counts(rules)
+    busy: set[str] = set()
+    while time.monotonic() < deadline and not limits.interrupted():
+        if stopping is not None and stopping():
+            break
+        below = [name for name in rules if counts[name] < target and name not in busy]
+        if not below:
+            break
+        emptiest = min(below, key=lambda name: (counts[name], rules.index(name)))
+        done = _fill(emptiest, 1, settings.POOL_FILL_CANDIDATES, deadline, follow=False)
+        if done.cut:
+            break
+        if not done.tried:
+            busy.add(emptiest)  # another process holds its lock
+            continue
+        made[emptiest] += len(done.made)
+        counts[emptiest] = fresh_count(emptiest)
+        if not done.made:  # POOL_FILL_CANDIDATES tried in vain: the others go first
+            busy.add(emptiest)
     return made
+
+
+def follow_up(deadline: float) -> int:
+    """Play the hint follower on the certified deals not yet followed, oldest first, until
+    none is left or ``deadline`` (``time.monotonic()``) passes; how many were settled. A
+    deal whose follower the deadline cuts is tried again, whole, by the next run, unless
+    it had the run to itself: then its follower is given up (``follower_won`` stays
+    ``None``, its difficulty the solver's effort), so that one slow deal never blocks the
+    rest. Each deal is settled in one ``UPDATE``: running twice settles it once."""
+    settled = 0
+    first = True
+    while time.monotonic() < deadline and not limits.interrupted():
+        deal = (
+            CertifiedDeal.objects.filter(followed_at__isnull=True)
+            .order_by("id")
+            .only("id", "rules", "seed", "nodes")
+            .first()
+        )
+        if deal is None:
+            break
+        changes: dict[str, Any] = {"followed_at": clock.now()}
+        try:
+            with limits.deadline(deadline):
+                won, value = certify.follow_up(engine.RULESETS[deal.rules], deal.seed, deal.nodes)
+        except limits.Interrupted:
+            if not first or limits.interrupted():
+                break
+            logger.warning("pool %s deal %d: the hint follower gave up", deal.rules, deal.id)
+        else:
+            changes.update(
+                follower_won=won, difficulty=value, difficulty_label=certify.label(value)
+            )
+        first = False
+        settled += CertifiedDeal.objects.filter(id=deal.id, followed_at__isnull=True).update(
+            **changes
+        )
+    return settled
 
 
 def _store(found: certify.Certified) -> CertifiedDeal:
     return CertifiedDeal.objects.create(
+        followed_at=None if found.follower_won is None else clock.now(),
         rules=found.rules,
         index=found.index,
         seed=found.seed,

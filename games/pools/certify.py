@@ -89,9 +89,13 @@ class Certified:
         return label(self.difficulty)
 
 
-def certify(rules: engine.Ruleset, index: int) -> tuple[Certified | None, int]:
+def certify(
+    rules: engine.Ruleset, index: int, *, follow: bool | None = None
+) -> tuple[Certified | None, int]:
     """Candidate ``index`` of the pool of ``rules`` certified, or ``None`` when the solver
-    did not win it (lost, or undecided within ``POOL_SOLVER_BUDGET``); and the nodes spent."""
+    did not win it (lost, or undecided within ``POOL_SOLVER_BUDGET``); and the nodes spent.
+    With ``follow`` (``POOL_FOLLOW_HINTS`` if ``None``) the hint follower plays it too;
+    without, its difficulty is the solver's effort until :func:`follow_up` measures it."""
     seed = secret_seed(rules.name, index)
     deal = engine.seeded_deal(rules, seed)
     solution = solve(rules, engine.new_game(rules, deal), settings.POOL_SOLVER_BUDGET)
@@ -105,7 +109,9 @@ def certify(rules: engine.Ruleset, index: int) -> tuple[Certified | None, int]:
     if final.status != engine.WON:
         logger.error("pool %s candidate %d: the solver's line does not win", rules.name, index)
         return None, solution.nodes
-    follower_won = follows_to_win(rules, deal) if settings.POOL_FOLLOW_HINTS else None
+    if follow is None:
+        follow = settings.POOL_FOLLOW_HINTS
+    follower_won = follows_to_win(rules, deal) if follow else None
     commands = tuple(engine.action_to_command(action) for action in solution.line)
     return (
         Certified(
@@ -119,6 +125,13 @@ def certify(rules: engine.Ruleset, index: int) -> tuple[Certified | None, int]:
         ),
         solution.nodes,
     )
+
+
+def follow_up(rules: engine.Ruleset, seed: int, nodes: int) -> tuple[bool, float]:
+    """The hint follower's verdict on a certified deal of ``rules`` (``seed``, proved in
+    ``nodes``), and the difficulty that it makes."""
+    won = follows_to_win(rules, engine.seeded_deal(rules, seed))
+    return won, difficulty(nodes, won)
 
 
 def follows_to_win(rules: engine.Ruleset, deal: tuple[engine.Card, ...]) -> bool:

@@ -23,6 +23,10 @@ class CertifiedDeal(models.Model):
     #: Whether a player who sees only the face-up cards and follows the hints won the deal
     #: (``None``: not measured); one of the two inputs of ``difficulty``.
     follower_won = models.BooleanField(null=True)
+    #: When the follower's verdict was settled: measured, or given up past
+    #: ``POOL_FOLLOW_SECONDS`` (``None``: not yet; the pool-fill job certifies without it,
+    #: and the follow-up job measures it later, ``games.pools.follow_up``).
+    followed_at = models.DateTimeField(null=True, blank=True)
     #: 0 (easiest) to 1 (hardest), and its band (docs/solvability.md#difficulty).
     difficulty = models.FloatField()
     difficulty_label = models.CharField(max_length=16)
@@ -42,7 +46,14 @@ class CertifiedDeal(models.Model):
                 name="certified_deal_difficulty_0_1",
             ),
         ]
-        indexes = [models.Index(fields=["rules", "draws", "id"], name="certified_deal_fresh")]
+        indexes = [
+            models.Index(fields=["rules", "draws", "id"], name="certified_deal_fresh"),
+            models.Index(
+                fields=["id"],
+                condition=models.Q(followed_at__isnull=True),
+                name="certified_deal_unfollowed",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.rules} pool deal {self.index}"

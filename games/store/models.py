@@ -402,3 +402,45 @@ class PublicLogEntry(models.Model):
 
     def __str__(self) -> str:
         return f"public log #{self.id}: {self.game_id}"
+
+
+class JobIncident(models.Model):
+    """Something the job engine's self-healing did: a job retried because its worker
+    stopped heartbeating (``stalled``), or a worker started again after it died or lost
+    the database (``restart``). ``/metrics`` counts them (``games.jobs.health``)."""
+
+    STALLED = "stalled"
+    RESTART = "restart"
+
+    kind = models.CharField(max_length=16)
+    #: The job's task and id, or the worker's queues and why it restarted.
+    detail = models.CharField(max_length=200)
+    at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_job_incident"
+        indexes = [models.Index(fields=["kind"], name="job_incident_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+class JobWorker(models.Model):
+    """The queues a job worker runs, beside procrastinate's own row of it
+    (``procrastinate_workers``, which has its heartbeat but not its queues): ``/readyz``
+    and ``manage.py status`` join the two (``games.jobs.health``). A row whose
+    procrastinate worker is gone is stale, and the next worker to start deletes it."""
+
+    #: procrastinate's id of the worker.
+    worker_id = models.BigIntegerField(primary_key=True)
+    #: The queues it runs, separated by commas; empty: every queue.
+    queues = models.CharField(max_length=200, blank=True)
+    host = models.CharField(max_length=100)
+    pid = models.IntegerField()
+    started_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "games_job_worker"
+
+    def __str__(self) -> str:
+        return f"worker {self.worker_id} on {self.queues or 'every queue'}"

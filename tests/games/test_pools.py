@@ -207,6 +207,40 @@ def test_fill_pools_fills_by_hand() -> None:
 
 @pytest.mark.django_db
 def test_fill_stops_when_its_time_is_up() -> None:
-    pools.fill("classic", 50, seconds=0.0)  # one candidate at least, then the time is up
+    # The deadline passed before the first search: it is tried again, whole, next time.
+    assert pools.fill("classic", 50, seconds=0.0) == []
 
-    assert PoolCursor.objects.get(rules="classic").next_index == 1
+    assert PoolCursor.objects.get(rules="classic").next_index == 0
+
+
+@pytest.mark.django_db
+def test_the_pool_fill_job_goes_breadth_first_within_its_deadline(settings) -> None:
+    rules = ["classic", "wasp", "double"]
+    settings.POOL_FOLLOW_HINTS = True  # the job leaves the follower to the follow-up job
+    began = time.monotonic()
+
+    made = pools.fill_breadth_first(rules, 2, began + 60)
+
+    assert made == dict.fromkeys(rules, 2)
+    assert time.monotonic() - began < 30
+    order = list(CertifiedDeal.objects.order_by("id").values_list("rules", flat=True))
+    assert sorted(order[:3]) == sorted(rules)  # each its first deal before any its second
+    assert set(CertifiedDeal.objects.values_list("followed_at", "follower_won")) == {(None, None)}
+
+    # A search the deadline cuts is left whole for the next run, which ends by it too.
+    cursors = dict(PoolCursor.objects.values_list("rules", "next_index"))
+    settings.POOL_SOLVER_BUDGET = 10**9
+    settings.POOL_FILL_CANDIDATES = 10**6
+    began = time.monotonic()
+    pools.fill_breadth_first(rules, 10**6, began + 0.3)
+    assert time.monotonic() - began < 1.3
+    after = dict(PoolCursor.objects.values_list("rules", "next_index"))
+    assert all(after[name] >= cursors[name] for name in rules)
+
+    # The follow-up job plays the follower on the deals certified without it, once each
+    # (with a cheap hint here: the server's takes half a minute a double deal).
+    settings.HINT_SAMPLES = 2
+    settled = pools.follow_up(time.monotonic() + 120)
+    assert settled == CertifiedDeal.objects.count() >= 6
+    assert not CertifiedDeal.objects.filter(followed_at__isnull=True).exists()
+    assert pools.follow_up(time.monotonic() + 120) == 0

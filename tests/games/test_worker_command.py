@@ -1,5 +1,6 @@
 """``manage.py worker``: which queues it serves, and its refusals (the worker itself runs in
-tests/e2e/test_jobs.py, as ``manage.py serve`` starts it)."""
+tests/e2e/test_jobs.py and tests/e2e/test_job_faults.py, as ``manage.py serve`` starts
+it)."""
 
 from __future__ import annotations
 
@@ -7,23 +8,21 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games import jobs
-from games.management.commands import worker
+from games.jobs import runner
 
 
 def test_every_queue_but_the_excluded_ones(monkeypatch) -> None:
-    ran: list[tuple[str, ...]] = []
-    monkeypatch.setattr(worker, "call_command", lambda *arguments: ran.append(arguments))
+    ran: list[tuple[list[str] | None, int]] = []
+    monkeypatch.setattr(
+        runner, "run", lambda queues, concurrency: ran.append((queues, concurrency))
+    )
 
     call_command("worker", "--exclude-queues", "solver")
     call_command("worker", "--queues", "solver", "--concurrency", "2")
     call_command("worker")
 
     assert jobs.QUEUES == ("schedule", "solver", "mail")
-    assert ran == [
-        ("procrastinate", "worker", "--concurrency", "1", "--queues", "mail,schedule"),
-        ("procrastinate", "worker", "--concurrency", "2", "--queues", "solver"),
-        ("procrastinate", "worker", "--concurrency", "1"),
-    ]
+    assert ran == [(["mail", "schedule"], 1), (["solver"], 2), (None, 1)]
 
 
 @pytest.mark.parametrize(
@@ -38,16 +37,16 @@ def test_refused_arguments(arguments: tuple[str, ...]) -> None:
         call_command("worker", *arguments)
 
 
-def test_behind_a_transaction_pooler_the_worker_polls(monkeypatch, settings) -> None:
-    ran: list[tuple[str, ...]] = []
-    monkeypatch.setattr(worker, "call_command", lambda *arguments: ran.append(arguments))
-    settings.DB_POOLER, settings.JOBS_POLL_SECONDS = "transaction", 0.5
+def test_the_worker_polls_besides_listening_and_only_polls_behind_a_pooler(settings) -> None:
+    settings.JOBS_POLL_SECONDS, settings.JOBS_STALLED_SECONDS = 0.5, 30.0
 
-    call_command("worker", "--queues", "solver")
+    direct = runner.worker_options(["solver"], 2)
+    settings.DB_POOLER = "transaction"
+    pooled = runner.worker_options(["solver"], 2)
 
-    assert ran == [
-        (
-            *("procrastinate", "worker", "--concurrency", "1", "--no-listen-notify"),
-            *("--fetch-job-polling-interval", "0.5", "--queues", "solver"),
-        )
-    ]
+    assert direct["listen_notify"] is True and pooled["listen_notify"] is False
+    for options in (direct, pooled):
+        assert options["fetch_job_polling_interval"] == 0.5
+        assert options["update_heartbeat_interval"] == 10.0  # three within the stall
+        assert options["stalled_worker_timeout"] == 30.0
+        assert options["queues"] == ["solver"] and options["concurrency"] == 2

@@ -4,6 +4,8 @@
 WON: int
 LOST: int
 UNKNOWN: int
+#: The search passed its deadline, or :func:`interrupt` was called.
+CUT: int
 
 class Core:
     """One search from one position: search.py's ``Search`` in C.
@@ -25,10 +27,11 @@ class Core:
         flags: int,
     ) -> None: ...
     def run(
-        self, budget: int, mt: tuple[int, ...] | None = None, /
+        self, budget: int, mt: tuple[int, ...] | None = None, deadline: float = 0.0, /
     ) -> tuple[int, bytes, int, tuple[int, ...] | None]:
         """``(verdict, line, nodes, mt)``: Search.run, the line 4 bytes a step; ``mt`` is
-        a probe's random state (random.Random.getstate()'s words), given and given back."""
+        a probe's random state (random.Random.getstate()'s words), given and given back;
+        :data:`CUT` once ``time.monotonic()`` passes ``deadline`` (0: none)."""
 
 def search(
     down: tuple[int, ...],
@@ -41,5 +44,10 @@ def search(
     mode: int,
     flags: int,
     budget: int,
+    deadline: float = 0.0,
 ) -> tuple[int, bytes, int]:
-    """``Core(...).run(budget)`` without a probe's random source, in one call."""
+    """``Core(...).run(budget, None, deadline)`` without a probe's random source, in one
+    call."""
+
+def interrupt() -> None:
+    """Every search of this process, running or to come, ends as :data:`CUT`."""

@@ -21,6 +21,7 @@ from typing import Protocol
 from ..actions import Action
 from ..rules import Ruleset
 from ..state import State
+from . import limits
 from .search import Decided, Search, Verdict, _action
 
 try:
@@ -33,8 +34,11 @@ AVAILABLE = _native is not None
 
 _MODES = {"destination": 0, "all": 1, "stay": 2}
 _VERDICTS: dict[int, Verdict] = {}
+_CUT = -2
 if _native is not None:
     _VERDICTS = {_native.WON: "won", _native.LOST: "lost", _native.UNKNOWN: "unknown"}
+    _CUT = _native.CUT
+    limits.on_interrupt.append(_native.interrupt)
 
 
 class Searcher(Protocol):
@@ -75,12 +79,12 @@ class NativeSearch:
             return self.decided
         jitter = self.jitter
         if jitter is None:
-            code, line, nodes, _ = self.core.run(budget)
+            code, line, nodes, _ = self.core.run(budget, None, limits.current())
         else:
             # The probe draws from the same random source as the Python one would, and
             # leaves it where the Python one would.
             version, words, gauss = jitter.getstate()
-            code, line, nodes, after = self.core.run(budget, words)
+            code, line, nodes, after = self.core.run(budget, words, limits.current())
             jitter.setstate((version, after, gauss))
         answer = _decided(code, line, nodes)
         if answer[0] != "unknown":
@@ -111,6 +115,7 @@ def search_once(rules: Ruleset, state: State, budget: int) -> Decided | None:
             mode,
             flags,
             budget,
+            limits.current(),
         )
     except ValueError:
         return None  # outside the C core's limits
@@ -174,7 +179,10 @@ _ACTIONS: dict[bytes, Action] = {}
 
 
 def _decided(code: int, line: bytes, nodes: int) -> Decided:
-    """The C core's answer as Search.run's: the line's steps (4 bytes each) as actions."""
+    """The C core's answer as Search.run's: the line's steps (4 bytes each) as actions;
+    :class:`~.limits.Interrupted` for a search cut by its deadline."""
+    if code == _CUT:
+        raise limits.Interrupted()
     if not line:
         return _VERDICTS[code], (), nodes
     actions = []

@@ -103,6 +103,7 @@ from ..actions import Action, CellMove, Deal, Move
 from ..cards import RUNS
 from ..rules import Ruleset
 from ..state import State
+from . import limits
 from .departures import lost_as_it_stands
 
 #: ``(kind, a, b, c)``: a move ``(0, source, index, to)``, a cell move ``(1, cell, to, 0)``
@@ -630,7 +631,12 @@ class Search:
         path = self.path
         nodes = self.nodes
         key = self.key
+        steps = 0
         while stack:
+            steps += 1
+            if not steps & 127 and limits.passed():
+                self.nodes = nodes
+                raise limits.Interrupted()
             kids, at, mark = stack[-1]
             if at == len(kids):
                 stack.pop()

@@ -1,7 +1,9 @@
 """``manage.py worker``: run a job worker of ``games.jobs`` (procrastinate's worker, on the
-server's database). ``manage.py serve`` starts two with ``--die-with-parent``, one for the
-solver's queue and one for the rest; a deployment runs as many as it likes, each on the
-queues it names (``--queues``) or on every queue but some (``--exclude-queues``)."""
+server's database, kept going by ``games.jobs.runner``: it comes back after a database
+outage, retries the jobs of workers that stopped heartbeating, and stops within seconds).
+``manage.py serve`` starts two with ``--die-with-parent``, one for the solver's queue and
+one for the rest; a deployment runs as many as it likes, each on the queues it names
+(``--queues``) or on every queue but some (``--exclude-queues``)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,10 @@ import signal
 from argparse import ArgumentParser
 from typing import Any
 
-from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from games import jobs
+from games.jobs import runner
 
 
 class Command(BaseCommand):
@@ -55,13 +56,7 @@ class Command(BaseCommand):
             _lower_priority(options["nice"])
         if options["die_with_parent"]:
             _die_with_parent()
-        arguments = ["worker", "--concurrency", str(concurrency)]
-        if settings.DB_POOLER == "transaction":  # no LISTEN through the pooler: poll
-            arguments += ["--no-listen-notify"]
-            arguments += ["--fetch-job-polling-interval", str(settings.JOBS_POLL_SECONDS)]
-        if queues:
-            arguments += ["--queues", queues]
-        call_command("procrastinate", *arguments)
+        runner.run([name for name in queues.split(",") if name] or None, concurrency)
 
 
 def _lower_priority(by: int) -> None:

@@ -197,7 +197,8 @@ static PyObject *Core_run(CoreObject *self, PyObject *args)
 {
     long long budget;
     PyObject *mt = Py_None;
-    if (!PyArg_ParseTuple(args, "L|O", &budget, &mt))
+    double deadline = 0;
+    if (!PyArg_ParseTuple(args, "L|Od", &budget, &mt, &deadline))
         return NULL;
     if (!self->search) {
         PyErr_SetString(PyExc_RuntimeError, "Core was not initialised");
@@ -216,7 +217,7 @@ static PyObject *Core_run(CoreObject *self, PyObject *args)
     int verdict;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    verdict = ns_run(self->search, (int64_t)budget);
+    verdict = ns_run(self->search, (int64_t)budget, deadline);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (verdict == NS_NOMEMORY)
@@ -253,14 +254,15 @@ static PyObject *answer(ns_search *search, int verdict)
 static PyObject *search_once(PyObject *module, PyObject *args, PyObject *kwds)
 {
     (void)module;
-    static char *names[] = {SEARCH_NAMES, "budget", NULL};
+    static char *names[] = {SEARCH_NAMES, "budget", "deadline", NULL};
     PyObject *down, *columns, *cells, *reserve, *reserve_to;
     int removed, decks, mode, flags;
     long long budget;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, SEARCH_FORMAT "L", names,
+    double deadline = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, SEARCH_FORMAT "L|d", names,
                                      SEARCH_ARGS(down, columns, cells, reserve, reserve_to, removed,
                                                  decks, mode, flags),
-                                     &budget))
+                                     &budget, &deadline))
         return NULL;
     if (flags & F_JITTER) {
         PyErr_SetString(PyExc_ValueError, "a probe needs Core, with its random source");
@@ -271,24 +273,36 @@ static PyObject *search_once(PyObject *module, PyObject *args, PyObject *kwds)
         return NULL;
     int verdict;
     Py_BEGIN_ALLOW_THREADS
-    verdict = ns_run(search, (int64_t)budget);
+    verdict = ns_run(search, (int64_t)budget, deadline);
     Py_END_ALLOW_THREADS
     PyObject *result = answer(search, verdict);
     ns_free(search);
     return result;
 }
 
+/* interrupt(): cut every search of the process, running or to come (NS_CUT). */
+static PyObject *interrupt(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    ns_interrupt();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"interrupt", interrupt, METH_NOARGS,
+     "interrupt(): every search of this process, running or to come, ends as CUT."},
     {"search", (PyCFunction)(void (*)(void))search_once, METH_VARARGS | METH_KEYWORDS,
      "search(down, columns, cells, reserve, reserve_to, removed, decks, mode, flags, budget) -> "
-     "(verdict, line, nodes): one search, run once."},
+     "(verdict, line, nodes): one search, run once; deadline= as Core.run's."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef Core_methods[] = {
     {"run", (PyCFunction)Core_run, METH_VARARGS,
-     "run(budget, mt=None) -> (verdict, line, nodes, mt): Search.run, the line as 4 bytes a "
-     "step; mt is the state of a probe's random source, given and given back."},
+     "run(budget, mt=None, deadline=0) -> (verdict, line, nodes, mt): Search.run, the line as "
+     "4 bytes a step; mt is the state of a probe's random source, given and given back; "
+     "CUT once time.monotonic() passes deadline (0: none)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -326,7 +340,8 @@ PyMODINIT_FUNC PyInit__native(void)
         return NULL;
     }
     if (PyModule_AddIntConstant(m, "WON", NS_WON) < 0 || PyModule_AddIntConstant(m, "LOST", NS_LOST) < 0 ||
-        PyModule_AddIntConstant(m, "UNKNOWN", NS_UNKNOWN) < 0) {
+        PyModule_AddIntConstant(m, "UNKNOWN", NS_UNKNOWN) < 0 ||
+        PyModule_AddIntConstant(m, "CUT", NS_CUT) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -8,6 +8,9 @@
  * table is an open-addressing table of keys. Wherever Python's iteration order can change
  * an answer (the order of the moves, of the children, of a probe's random draws) this code
  * keeps it. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#include <time.h>
+
 #include "core.h"
 
 /* --- Python's random.Random ------------------------------------------------------------ */
@@ -1241,7 +1244,26 @@ static int start(ns_search *s)
     return children(s, root, 0, s->two_decks ? -1 : at, -1) ? -1 : -2;
 }
 
-int ns_run(ns_search *s, int64_t budget)
+static volatile int interrupted = 0;
+
+void ns_interrupt(void)
+{
+    interrupted = 1;
+}
+
+/* Whether the search must stop now: interrupted, or past ``deadline`` (0: none). */
+static int cut(double deadline)
+{
+    if (interrupted)
+        return 1;
+    if (deadline <= 0)
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9 > deadline;
+}
+
+int ns_run(ns_search *s, int64_t budget, double deadline)
 {
     if (s->decided >= 0)
         return s->decided;
@@ -1256,7 +1278,12 @@ int ns_run(ns_search *s, int64_t budget)
     int64_t nodes = s->nodes;
     uint8_t key[KEY_ROOM];
     pos_t node;
+    unsigned steps = 0;
     while (s->nframes) {
+        if ((++steps & 1023) == 0 && cut(deadline)) {
+            s->nodes = nodes;
+            return NS_CUT;
+        }
         frame_t *f = &s->frames[s->nframes - 1];
         if (f->at == f->count) {
             s->nkids = f->base;

@@ -24,7 +24,9 @@
 #define NS_MT_WORDS 625
 
 enum { NS_DESTINATION = 0, NS_ALL = 1, NS_STAY = 2 };
-enum { NS_LOST = 0, NS_WON = 1, NS_UNKNOWN = 2, NS_NOMEMORY = -1 };
+/* NS_CUT: the search passed its deadline, or every search was interrupted (ns_interrupt);
+ * it is left as a search stopped on its budget is. */
+enum { NS_LOST = 0, NS_WON = 1, NS_UNKNOWN = 2, NS_CUT = 3, NS_NOMEMORY = -1 };
 
 /* What search.py's Search.__init__ reads from the rules and the state. */
 typedef struct {
@@ -52,8 +54,11 @@ typedef struct ns_search ns_search;
 ns_search *ns_new(const ns_setup *setup, const char **error);
 void ns_free(ns_search *search);
 /* Search.run: go on until ``budget`` distinct positions in all; a verdict, or
- * NS_NOMEMORY. */
-int ns_run(ns_search *search, int64_t budget);
+ * NS_NOMEMORY; NS_CUT once CLOCK_MONOTONIC passes ``deadline`` (seconds, as Python's
+ * time.monotonic(); 0: none) or after ns_interrupt(), looked at every 1024 steps. */
+int ns_run(ns_search *search, int64_t budget, double deadline);
+/* Cut every search of the process, running or to come (a worker that stops). */
+void ns_interrupt(void);
 int64_t ns_nodes(const ns_search *search);
 /* The won line: 4 bytes a step, (kind, a, b, c) as search.py's Step. */
 size_t ns_line(const ns_search *search, const uint8_t **steps);
