@@ -152,6 +152,8 @@ def main() -> None:
                 print(
                     f"  flagged wins: {flagged_wins} of {len(won)} ({flagged_wins / len(won):.0%})"
                 )
+                unpaced = sum(1 for row in won if set(row.reasons) - {"pace"})
+                print(f"  flagged wins without the pace flag: {unpaced} of {len(won)}")
             print(f"  reasons: {dict(reasons)}")
             if matches:
                 print(

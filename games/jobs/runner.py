@@ -157,6 +157,7 @@ async def _stop(job_worker: worker.Worker, running: asyncio.Task[None], worker_a
     done, _ = await asyncio.wait({running}, timeout=settings.JOBS_STOP_SECONDS + 1.0)
     if done:
         return True
+    # procrastinate keeps no public list of the jobs a worker runs (pinned: pyproject.toml).
     left = [context.job for context in job_worker._running_jobs.values()]
     for job in left:
         try:

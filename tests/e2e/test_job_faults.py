@@ -12,11 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,8 +21,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.conftest import find_free_port
-from tests.e2e.test_database_outage import BINARIES, PROJECT_DIR, PrivatePostgres
+from tests.e2e.postgres import PrivatePostgres, cluster
 from tests.e2e.test_jobs import _workers_of
 from tests.e2e.test_redis_outage import PrivateRedis
 
@@ -35,31 +30,14 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def private() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
-    if not BINARIES:
-        pytest.skip("no PostgreSQL binaries in /usr/lib/postgresql/*/bin")
-    folder = Path(tempfile.mkdtemp(prefix="scorpion-faults-"))
-    if os.geteuid() == 0:
-        shutil.chown(folder, "postgres", "postgres")
-    cluster = PrivatePostgres(folder, find_free_port())
     redis = PrivateRedis()
-    cluster.init()
-    cluster.start()
-    redis.start()
-    try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=PROJECT_DIR,
-            env={**os.environ, "DATABASE_URL": cluster.url, "DEBUG": "1"},
-            check=True,
-            timeout=300,
-        )
-        yield cluster, redis
-    finally:
-        redis.stop()
-        with contextlib.suppress(subprocess.CalledProcessError):
-            cluster.stop()
-        shutil.rmtree(folder, ignore_errors=True)
-        redis.workdir.cleanup()
+    with cluster(migrated=True) as made:
+        redis.start()
+        try:
+            yield made, redis
+        finally:
+            redis.stop()
+            redis.workdir.cleanup()
 
 
 def wait_for(what: str, check: Callable[[], object], seconds: float, log: Path) -> float:
