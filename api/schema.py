@@ -161,6 +161,7 @@ _STRICT_INPUTS = (
     "Email",
     "EmailVerify",
     "AccountClose",
+    "PreferencesUpdate",
     "GameCreate",
     "RaceCreate",
     "MoveCommand",

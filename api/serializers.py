@@ -229,7 +229,7 @@ class AccountCloseIn(StrictSerializer):
     password = StrictCharField(max_length=4096, trim_whitespace=False)
 
 
-@extend_schema_serializer(component_name="PreferencesIn")
+@extend_schema_serializer(component_name="PreferencesUpdate")
 class PreferencesIn(StrictSerializer):
     """Every preference of the client (docs/api.md#preferences): a PUT replaces them all."""
 

@@ -76,7 +76,9 @@ def build_all(log: Log = print) -> dict[str, str]:
             if variable != "PYTHON_IMAGE"
         }
         pool.submit(warm_app_build, python, log).result()
-        return {"PYTHON_IMAGE": python, **{v: build.result() for v, build in builds.items()}}
+        built = {v: build.result() for v, build in builds.items()}
+        # The scale profile's PgBouncer image is built on plain Debian: the base itself.
+        return {"PYTHON_IMAGE": python, "DEBIAN_IMAGE": base, **built}
 
 
 def base_image(log: Log = print) -> str:

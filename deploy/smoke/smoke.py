@@ -55,14 +55,18 @@ from games import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 OVERRIDE = Path(__file__).resolve().parent / "docker-compose.host.yml"
+SCALE_OVERRIDE = Path(__file__).resolve().parent / "docker-compose.scale-host.yml"
 PROJECT = "scorpion-smoke"
-#: Loopback ports of the services: the override's variables, with its defaults.
+#: Loopback ports of the services: the overrides' variables, with their defaults.
 PORTS = {
     name: int(os.environ.get(name, default))
-    for name, default in re.findall(r"\$\{(SMOKE_\w+_PORT):-(\d+)\}", OVERRIDE.read_text())
+    for path in (OVERRIDE, SCALE_OVERRIDE)
+    for name, default in re.findall(r"\$\{(SMOKE_\w+_PORT):-(\d+)\}", path.read_text())
 }
 PROXY = f"http://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}"
 WEBS = ("web1", "web2")
+SCALE_WEBS = ("scale-web1", "scale-web2", "scale-web3")
+SCALE_PROXY = f"http://127.0.0.1:{PORTS['SMOKE_SCALE_PROXY_PORT']}"
 #: A classic deal and a line of legal commands from it, long enough for every step.
 RULES, SEED, PLAN_LENGTH = "classic", 20261130, 400
 TIMINGS: list[tuple[str, float]] = []
@@ -114,6 +118,14 @@ class Compose:
         self.base.write_text(yaml.safe_dump(host_network_base(), sort_keys=False))
         nginx_conf = workdir / "nginx.conf"
         nginx_conf.write_text(loopback_nginx_conf((ROOT / "deploy" / "nginx.conf").read_text()))
+        scale_conf = workdir / "nginx-scale.conf"
+        scale_conf.write_text(
+            loopback_nginx_conf(
+                (ROOT / "deploy" / "nginx-scale.conf").read_text(), SCALE_WEBS, "SCALE_PROXY"
+            )
+        )
+        #: The scale profile (its services, its override) rather than the default deployment.
+        self.scale = False
         #: The local image of each of the compose file's image variables, once built.
         self.images: dict[str, str] = {}
         #: Container id by service, once created.
@@ -121,6 +133,7 @@ class Compose:
         self.settings = {
             **{name: str(port) for name, port in PORTS.items()},
             "SMOKE_NGINX_CONF": str(nginx_conf),
+            "SMOKE_SCALE_NGINX_CONF": str(scale_conf),
             "POSTGRES_PASSWORD": secrets.token_hex(12),
             "SECRET_KEY": secrets.token_hex(32),
             "DAILY_SECRET": secrets.token_hex(32),
@@ -128,6 +141,8 @@ class Compose:
 
     def command(self, *args: str) -> list[str]:
         files = ["-f", str(self.base), "-f", str(OVERRIDE)]
+        if self.scale:
+            files += ["-f", str(SCALE_OVERRIDE), "--profile", "scale"]
         return ["docker-compose", "--project-directory", str(ROOT), "-p", PROJECT, *files, *args]
 
     def run(self, *args: str, quiet: bool = True) -> str:
@@ -149,9 +164,18 @@ class Compose:
         """The id of ``service``'s container (one each; a restart keeps it)."""
         if service not in self.containers:
             label = f"label=com.docker.compose.project={PROJECT}"
-            each = '{{.Label "com.docker.compose.service"}} {{.ID}}'
+            each = (
+                '{{.Label "com.docker.compose.service"}}-'
+                '{{.Label "com.docker.compose.container-number"}} {{.ID}}'
+            )
             listing = docker("ps", "-a", "--filter", label, "--format", each)
-            self.containers = dict(line.split() for line in listing.splitlines() if line)
+            for line in listing.splitlines():
+                name, container = line.split()
+                service, number = name.rsplit("-", 1)
+                # A scaled service's containers are service#1, service#2…; #1 is the service.
+                self.containers[f"{service}#{number}"] = container
+                if number == "1":
+                    self.containers[service] = container
         check(service in self.containers, f"no {service} container")
         return self.containers[service]
 
@@ -178,9 +202,10 @@ class Compose:
 
     def psql(self, sql: str) -> list[list[str]]:
         """Rows of ``sql``, run by psql inside the db container (over its own socket)."""
-        port = str(PORTS["SMOKE_DB_PORT"])
+        db = "primary" if self.scale else "db"
+        port = str(PORTS["SMOKE_PRIMARY_PORT" if self.scale else "SMOKE_DB_PORT"])
         psql = ["psql", "-p", port, "-U", "scorpion", "-d", "scorpion", "-At", "-F", "\t"]
-        out = docker("exec", self.container("db"), *psql, "-c", sql)
+        out = docker("exec", self.container(db), *psql, "-c", sql)
         return [line.split("\t") for line in out.splitlines() if line]
 
 
@@ -205,21 +230,22 @@ def host_network_base() -> dict[str, Any]:
     return {key: value for key, value in config.items() if not key.startswith("x-")}
 
 
-def loopback_nginx_conf(conf: str) -> str:
-    """deploy/nginx.conf with its addresses moved to the loopback ports, nothing else."""
+def loopback_nginx_conf(conf: str, webs: tuple[str, ...] = WEBS, proxy: str = "PROXY") -> str:
+    """deploy/nginx.conf (or nginx-scale.conf, with ``SCALE_WEBS``) with its addresses moved
+    to the loopback ports, nothing else."""
     rewrites = {
-        r"listen 80;": f"listen 127.0.0.1:{PORTS['SMOKE_PROXY_PORT']};",
-        **{rf"server {web}:8000": f"server 127.0.0.1:{port(web)}" for web in WEBS},
+        r"listen 80;": f"listen 127.0.0.1:{PORTS[f'SMOKE_{proxy}_PORT']};",
+        **{rf"server {web}:8000": f"server 127.0.0.1:{port(web)}" for web in webs},
     }
     for pattern, replacement in rewrites.items():
         conf, count = re.subn(re.escape(pattern), replacement, conf)
         check(count == 1, f"deploy/nginx.conf: expected one '{pattern}', found {count}")
-    check(not re.search(r"server web\d+:", conf), "deploy/nginx.conf names another web process")
+    check(not re.search(r"server [\w-]*web\d+:", conf), "the proxy names another web process")
     return conf
 
 
 def port(web: str) -> int:
-    return PORTS[f"SMOKE_{web.upper()}_PORT"]
+    return PORTS[f"SMOKE_{web.upper().replace('-', '_')}_PORT"]
 
 
 def ensure_ports_free() -> None:
@@ -230,11 +256,12 @@ def ensure_ports_free() -> None:
 
 
 def wait_until_up(compose: Compose, timeout: float = 180) -> None:
-    expected = {
-        service: "running healthy"
-        for service in ("db", "redis", "worker", "solver", *WEBS, "proxy")
-    }
-    expected["migrate"] = "exited 0"
+    services = ("db", "redis", "worker", "solver", *WEBS, "proxy")
+    if compose.scale:
+        services = ("primary", "replica", "pgbouncer", "redis", "redis2", "scale-worker")
+        services += ("scale-solver#1", "scale-solver#2", *SCALE_WEBS, "scale-proxy")
+    expected = {service: "running healthy" for service in services}
+    expected["scale-migrate" if compose.scale else "migrate"] = "exited 0"
     states: dict[str, str] = {}
 
     def all_up() -> bool:
@@ -260,10 +287,10 @@ class Player:
     answer). The same key makes a retry safe whether or not the first attempt was applied.
     """
 
-    def __init__(self, game_id: str, token: str) -> None:
+    def __init__(self, game_id: str, token: str, base: str = PROXY) -> None:
         self.game_id = game_id
         self.client = httpx.Client(
-            base_url=PROXY, headers={"Authorization": f"Token {token}"}, timeout=30
+            base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30
         )
         self.acks: list[dict[str, Any]] = []  # {"key", "seq", "type", "data"} per 201
         self.refusals: list[tuple[int, str | None]] = []  # (status, Retry-After) of each retry
@@ -308,9 +335,9 @@ class Spectator(threading.Thread):
     with ``after`` set to the last seq it has, and records that it did.
     """
 
-    def __init__(self, game_id: str, name: str) -> None:
+    def __init__(self, game_id: str, name: str, port: int = PORTS["SMOKE_PROXY_PORT"]) -> None:
         super().__init__(name=name, daemon=True)
-        self.url = f"ws://127.0.0.1:{PORTS['SMOKE_PROXY_PORT']}/ws/games/{game_id}/"
+        self.url = f"ws://127.0.0.1:{port}/ws/games/{game_id}/"
         self.seqs: list[int] = []
         #: The game's version this spectator has seen: its first snapshot's, then each event's.
         self.last_seen = 0
@@ -367,7 +394,8 @@ class Spectator(threading.Thread):
 
 def web_log_counts(compose: Compose, pattern: str) -> dict[str, int]:
     """How many lines of each web process's log contain ``pattern``."""
-    return {web: compose.logs(web).count(pattern) for web in WEBS}
+    webs = SCALE_WEBS if compose.scale else WEBS
+    return {web: compose.logs(web).count(pattern) for web in webs}
 
 
 def spectators_on_each_web(compose: Compose, game_id: str) -> dict[str, Spectator]:
@@ -420,13 +448,18 @@ def main() -> int:
         # The generated compose file and nginx.conf: kept while the deployment is up.
         workdir = Path(tempfile.mkdtemp(prefix="scorpion-smoke-"))
         compose = Compose(workdir)
+        compose.scale = True  # both deployments' services
         compose.run("down", "-v", "--remove-orphans")  # what a killed run may have left
+        compose.scale = False
         ensure_ports_free()
     with step("images: the local stand-ins of the public ones, and the app's"):
         build_images(compose)
     failed = True
     try:
         scenario(compose)
+        take_down(compose)
+        compose.scale, compose.containers = True, {}
+        scale_scenario(compose)
         failed = False
     finally:
         if failed:
@@ -472,19 +505,7 @@ def scenario(compose: Compose) -> None:
 
     with step("register and create a game through the proxy"):
         client = httpx.Client(base_url=PROXY, timeout=30)
-        name = f"smoke-{secrets.token_hex(4)}"
-        response = client.post(
-            "/api/v1/auth/register", json={"username": name, "password": secrets.token_hex(16)}
-        )
-        check(response.status_code == 201, f"register: {response.text}")
-        token = response.json()["token"]
-        response = client.post(
-            "/api/v1/games",
-            json={"rules": RULES, "seed": SEED, "public": True},
-            headers={"Authorization": f"Token {token}"},
-        )
-        check(response.status_code == 201, f"create a game: {response.text}")
-        game_id = response.json()["id"]
+        name, token, game_id = new_player_and_game(client, "smoke")
         say(f"player {name}, game {game_id}")
 
     with step("the solver worker fills the winnable pool: a winnable game through the proxy"):
@@ -561,6 +582,133 @@ def scenario(compose: Compose) -> None:
     finally:
         for spectator in spectators.values():
             spectator.stop()
+
+
+def new_player_and_game(client: httpx.Client, prefix: str) -> tuple[str, str, str]:
+    """Register a player and create a public game of :data:`SEED` through ``client``:
+    the player's name, key and the game's id."""
+    name = f"{prefix}-{secrets.token_hex(4)}"
+    response = client.post(
+        "/api/v1/auth/register", json={"username": name, "password": secrets.token_hex(16)}
+    )
+    check(response.status_code == 201, f"register: {response.text}")
+    token = response.json()["token"]
+    response = client.post(
+        "/api/v1/games",
+        json={"rules": RULES, "seed": SEED, "public": True},
+        headers={"Authorization": f"Token {token}"},
+    )
+    check(response.status_code == 201, f"create a game: {response.text}")
+    return name, token, str(response.json()["id"])
+
+
+def scale_scenario(compose: Compose) -> None:
+    """The scale profile: a primary and its streaming replica, PgBouncer in transaction mode,
+    two Redis servers, three web processes behind their proxy, two solver workers."""
+    with step("scale profile: up with two solver workers, every health check passes"):
+        compose.run(
+            "up", "-d", "--scale", "scale-solver=2", "scale-proxy", "scale-worker", "scale-solver"
+        )
+        wait_until_up(compose, timeout=420)
+
+    with step("scale: a game through the proxy, watched on another web process"):
+        client = httpx.Client(base_url=SCALE_PROXY, timeout=30)
+        _, token, game_id = new_player_and_game(client, "scale")
+        watcher = Spectator(game_id, "scale-spectator", port("scale-web3"))
+        watcher.start()
+        check(watcher.connected.wait(15), "the spectator on scale-web3 could not connect")
+        rules = engine.RULESETS[RULES]
+        line = engine.legal_line(rules, engine.seeded_deal(rules, SEED), 20)
+        player = Player(game_id, token, SCALE_PROXY)
+        commands_path = f'"POST /api/v1/games/{game_id}/commands"'
+        try:
+            for number, action in enumerate(line):
+                seq = player.play(engine.action_to_command(action), f"scale-{number}")
+                check(seq == number + 2, f"command {number} got seq {seq}")
+            check_in_order({"scale-web3": watcher}, 21)
+        finally:
+            watcher.stop()
+        served = web_log_counts(compose, commands_path)
+        say(f"commands served (web logs): {served}; the spectator on scale-web3 got 2..21")
+        check(served["scale-web1"] + served["scale-web2"] > 0, "every command went to web3")
+
+    replay = f"/api/v1/games/{game_id}/events"
+    anonymous = httpx.Client(base_url=SCALE_PROXY, timeout=30)
+    with step("scale: the replay is read from the replica"):
+        before = replica_reads(compose)
+
+        def from_replica() -> bool:
+            answer = anonymous.get(replay)
+            check(answer.status_code == 200, f"the replay: {answer.status_code} {answer.text}")
+            return len(answer.json()["results"]) == 21 and replica_reads(compose) > before
+
+        wait_for("a replay served by the replica", from_replica, 30)
+        say(f"replica reads on the web processes: {before} then {replica_reads(compose)}")
+
+    with step("scale: stop the replica, the replay is read again (from the primary)"):
+        compose.run("stop", "replica")
+        statuses = []
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            answer = anonymous.get(replay)
+            statuses.append(answer.status_code)
+            check(answer.status_code == 200, f"with the replica stopped: {answer.status_code}")
+            check(len(answer.json()["results"]) == 21, "a replay without its events")
+        say(f"{len(statuses)} reads with the replica stopped, every one 200")
+
+    with step("scale: kill a solver worker in mid-job, the job finishes on the other"):
+        job, killed = kill_a_solver_in_mid_job(compose)
+        retried = f"job fill_pools {job} retried: its worker stopped heartbeating"
+        workers = ("scale-worker", "scale-solver#1", "scale-solver#2")
+        wait_for(
+            f"job {job} found stalled",
+            lambda: any(retried in compose.logs(name) for name in workers if name != killed),
+            # JOBS_STALLED_SECONDS, and a few seconds until a worker looks.
+            90,
+            every=2,
+        )
+        # The job runs again, or, where the next minute's fill waited already, it ends as
+        # failed and that one does its work: either way a fill from it on succeeds, on the
+        # worker left (the pool fill's lock let none run while the killed one held it).
+        done = (
+            "SELECT id, status FROM procrastinate_jobs WHERE task_name = 'fill_pools'"
+            f" AND id >= {job} AND status = 'succeeded' ORDER BY id LIMIT 1"
+        )
+        # A whole pool fill (POOL_FILL_SECONDS, at least a candidate a ruleset): over a
+        # minute on a busy machine.
+        finished = wait_for("a fill to succeed after the kill", lambda: compose.psql(done), 300)
+        status = compose.psql(f"SELECT status FROM procrastinate_jobs WHERE id = {job}")[0][0]
+        say(f"job {job} ({status}) found stalled after {killed} was killed; fill {finished[0][0]}"
+            " succeeded on the other worker")  # fmt: skip
+
+
+def replica_reads(compose: Compose) -> int:
+    """The GETs the replica served, summed over the scale profile's web processes."""
+    total = 0.0
+    for web in SCALE_WEBS:
+        text = httpx.get(f"http://127.0.0.1:{port(web)}/metrics", timeout=10).text
+        found = re.search(r'^scorpion_replica_reads_total\{side="replica"\} (\S+)$', text, re.M)
+        total += float(found.group(1)) if found else 0.0
+    return int(total)
+
+
+def kill_a_solver_in_mid_job(compose: Compose) -> tuple[int, str]:
+    """Wait for the minute's pool fill to run (on the solver queue, for up to
+    POOL_FILL_SECONDS while the pools are filling), kill the solver worker that runs it
+    (its log names the job); return the job's id and the container killed."""
+    doing = "SELECT id FROM procrastinate_jobs WHERE task_name = 'fill_pools' AND status = 'doing'"
+    job = int(wait_for("a solver job in progress", lambda: compose.psql(doing), 90, every=1)[0][0])
+
+    def runner() -> str | None:
+        for name in ("scale-solver#1", "scale-solver#2"):
+            if f"[{job}]" in compose.logs(name):
+                return name
+        return None
+
+    name = wait_for(f"the worker running job {job}", runner, 10)
+    docker("kill", compose.container(name))
+    say(f"job {job}: killed {name} while it ran it")
+    return job, name
 
 
 def proxy_log_keeps_no_secret(compose: Compose, game_id: str, token: str) -> None:

@@ -324,7 +324,19 @@ def ask_void(
     )
 
 
-class ResultAdmin(ModerationAdmin):
+class GameIdSearch(admin.ModelAdmin):  # type: ignore[type-arg]
+    """A page of one row per game (``game_id``): a search for a game id finds its row."""
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        key = as_uuid(search_term)
+        if key is not None:
+            return queryset.filter(game_id=key), False
+        return super().get_search_results(request, queryset, search_term)
+
+
+class ResultAdmin(GameIdSearch, ModerationAdmin):
     """A page of one row per game's result (a daily's standings, a race's or arena's
     results): its time, its game, a search by game id, and voiding or restoring the games
     selected."""
@@ -338,14 +350,6 @@ class ResultAdmin(ModerationAdmin):
     @admin.display(description="game")
     def game_short(self, result: Any) -> SafeString | str:
         return game_link(result.game_id)
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
-    ) -> tuple[QuerySet[Any], bool]:
-        key = as_uuid(search_term)
-        if key is not None:
-            return queryset.filter(game_id=key), False
-        return super().get_search_results(request, queryset, search_term)
 
     @admin.action(description="Void the selected results", permissions=["moderate"])
     def void_results(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:

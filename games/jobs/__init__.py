@@ -32,7 +32,7 @@ from games import pools
 from games.engine.solver import limits
 from games.errors import GameNotFinished, GameNotFound
 from games.ratings import predict
-from games.writes import mail
+from games.writes import evidence, mail
 from games.writes.analysis import analysis_compute
 from games.writes.puzzles import puzzles_mine
 from games.writes.schedule import schedule_run
@@ -189,6 +189,17 @@ def account_mail(kind: str, user_id: int, email: str, origin: str, language: str
 #: A job cut short by a worker that stops (``games.engine.solver.limits.Interrupted``) is
 #: queued again, to run whole on the next worker.
 INTERRUPTED_RETRY = RetryStrategy(max_attempts=5, wait=1, retry_exceptions={limits.Interrupted})
+
+
+@app.task(name=evidence.TASK, queue=SOLVER_QUEUE, retry=2)
+def assess_game(game_id: str) -> None:
+    """The evidence of a finished rated or contest game, and its flags for moderators
+    (``games.writes.evidence``); queued by the event that finished it."""
+    close_old_connections()
+    try:
+        evidence.evidence_record(uuid.UUID(game_id))
+    finally:
+        close_old_connections()
 
 
 @app.task(name="analyse", queue=SOLVER_QUEUE, retry=INTERRUPTED_RETRY)

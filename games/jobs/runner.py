@@ -39,6 +39,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import close_old_connections
 from django.db.models.expressions import RawSQL
 from procrastinate import exceptions, jobs, worker
 from procrastinate.contrib.django import app
@@ -218,8 +219,6 @@ async def _record(kind: str, detail: str) -> None:
 
 def _register(worker_id: int, queues: list[str] | None) -> None:
     """Record the queues of worker ``worker_id``; forget those of workers gone."""
-    from django.db import close_old_connections
-
     close_old_connections()
     try:
         JobWorker.objects.exclude(
@@ -239,8 +238,6 @@ def _register(worker_id: int, queues: list[str] | None) -> None:
 
 
 def _insert(kind: str, detail: str) -> None:
-    from django.db import close_old_connections
-
     close_old_connections()
     try:
         JobIncident.objects.create(kind=kind, detail=detail[:200], at=clock.now())

@@ -57,7 +57,7 @@ from games.store import append as store
 from games.store import events, streams
 from games.store.models import Event, Game, PublicLogEntry
 from games.store.summary import GameSummary
-from games.writes import accounts
+from games.writes import accounts, evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,6 +564,10 @@ def _append(
     )
     if change is None:
         return None
+    after = change.after
+    ended = stream.state.status == engine.PLAYING != after.state.status
+    if ended and (after.rated or after.contest is not None):
+        evidence.evidence_defer(after.game_id)  # in this transaction: with the game's end
     return CommandResult(change.after, change.summary, change.event, change.effects)
 
 

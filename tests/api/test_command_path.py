@@ -23,6 +23,7 @@ import pytest
 
 from api.views import games as views
 from games import clock
+from games import jobs as _jobs  # noqa: F401 - loaded, as once any process has queued a job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

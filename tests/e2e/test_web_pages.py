@@ -337,8 +337,12 @@ def test_a_fresh_deal_of_every_ruleset_fits_the_window(pages, server, shots, siz
                     bottom: Math.max(...cards.map(c => c.getBoundingClientRect().bottom)),
                     right: Math.max(...cards.map(c => c.getBoundingClientRect().right)),
                     width: cards[0].getBoundingClientRect().width,
-                    height: innerHeight, across: innerWidth,
-                    scrolls: document.documentElement.scrollWidth > innerWidth,
+                    // The layout's size: a phone's browser widens innerWidth to a page
+                    // too wide for it.
+                    height: document.documentElement.clientHeight,
+                    across: document.documentElement.clientWidth,
+                    scrolls: document.documentElement.scrollWidth
+                        > document.documentElement.clientWidth,
                 };
             }"""
         )

@@ -111,13 +111,14 @@ def test_play_this_deal_from_a_replay_and_a_casual_game_when_no_rated_deal_is_re
     )
     shoot(page, shots, "play-this-deal-replay")
     page.click(f"[data-play-deal='{finished['id']}']")
-    page.wait_for_selector("#casual-tag")
+    page.wait_for_url(lambda url: not url.endswith(finished["id"]))
+    page.wait_for_selector(".tableau .card")
+    assert page.locator("#casual-tag").count() == 1  # the copy says it is casual
     assert page.locator("#rated-tag").count() == 0
     copy = page.url.rsplit("/", 1)[1]
     assert copy != finished["id"]
     body = visitor.api.get(f"/games/{copy}").json()
     assert body["owner"] == "copier" and body["rated"] is False and body["seed"] is None
-    page.wait_for_selector(".tableau .card")
     page.keyboard.press("x")
     page.click("dialog [data-value=yes]")
     page.wait_for_selector("dialog .end-lead")
@@ -144,6 +145,7 @@ def test_play_this_deal_from_a_replay_and_a_casual_game_when_no_rated_deal_is_re
     page.wait_for_selector("dialog #pool-empty")
     shoot(page, shots, "pool-empty-offer")
     page.click("dialog [data-value=casual]")
+    page.wait_for_url(lambda url: not url.endswith(rated["id"]))
     page.wait_for_selector("#casual-tag")
     casual = visitor.api.get(f"/games/{page.url.rsplit('/', 1)[1]}").json()
     assert casual["rated"] is False and casual["status"] == "playing"

@@ -26,6 +26,7 @@ def test_an_account_becomes_staff_with_exactly_the_moderation_rights(alice) -> N
         "games.view_contest",
         "games.add_contest",
         "games.view_contestresult",
+        "games.view_gameevidence",
         "games.moderate",
     }
     assert "alice is a moderator" in out.getvalue()

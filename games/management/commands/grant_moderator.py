@@ -26,6 +26,7 @@ PERMISSIONS = (
     ("games", "view_contest"),
     ("games", "add_contest"),
     ("games", "view_contestresult"),
+    ("games", "view_gameevidence"),
     ("games", "moderate"),
 )
 

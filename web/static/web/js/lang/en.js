@@ -663,4 +663,5 @@ export default {
   "lobby.ends": "Ends",
   "arena.code": "Arena code",
   "pool.empty_winnable_title": "No winnable deal is ready",
+  "account.settings_open": "Open the settings",
 };

@@ -664,4 +664,5 @@ export default {
   "lobby.ends": "Termina",
   "arena.code": "Código de la arena",
   "pool.empty_winnable_title": "No hay ningún reparto ganable listo",
+  "account.settings_open": "Abrir los ajustes",
 };

@@ -664,4 +664,5 @@ export default {
   "lobby.ends": "Finisce",
   "arena.code": "Codice dell'arena",
   "pool.empty_winnable_title": "Nessuna smazzata vincibile è pronta",
+  "account.settings_open": "Apri le impostazioni",
 };

@@ -664,4 +664,5 @@ export default {
   "lobby.ends": "Termina",
   "arena.code": "Código da arena",
   "pool.empty_winnable_title": "Nenhuma distribuição vencível está pronta",
+  "account.settings_open": "Abrir as definições",
 };

@@ -25,7 +25,7 @@ export function mount(root) {
   }
   if (me.guest) {
     replace(page, guestPanel());
-    page.append(dataPanel());
+    page.append(settingsPanel(), dataPanel());
     return;
   }
   let alive = true;
@@ -40,6 +40,7 @@ export function mount(root) {
           h("p", { class: "muted", text: t("account.joined", { date: when(account.joined_at, { dateStyle: "long" }) }) }),
           h("a", { href: `/players/${encodeURIComponent(account.username)}`, text: t("account.profile") }),
         ),
+        settingsPanel(),
         passwordPanel(),
         emailPanel(account),
         keys,
@@ -50,6 +51,15 @@ export function mount(root) {
     })
     .catch((error) => alive && replace(page, h("p", { class: "form-error", text: error.detail || t("error.network") })));
   return () => (alive = false);
+}
+
+/** Where the settings are (the header's ⚙ opens the same dialog). */
+function settingsPanel() {
+  return h("section", { class: "panel", "aria-labelledby": "settings-title" },
+    h("h2", { id: "settings-title", text: t("settings.title") }),
+    h("p", { text: t("settings.where") }),
+    h("button", { type: "button", class: "btn", id: "account-settings", text: t("account.settings_open"), onclick: () => import("../settings.js").then((m) => m.showSettings()) }),
+  );
 }
 
 function guestPanel() {
