@@ -657,8 +657,8 @@ def scale_scenario(compose: Compose) -> None:
         say(f"{len(statuses)} reads with the replica stopped, every one 200")
 
     with step("scale: kill a solver worker in mid-job, the job finishes on the other"):
-        job, killed = kill_a_solver_in_mid_job(compose)
-        retried = f"job fill_pools {job} retried: its worker stopped heartbeating"
+        job, task, killed = kill_a_solver_in_mid_job(compose)
+        retried = f"job {task} {job} retried: its worker stopped heartbeating"
         workers = ("scale-worker", "scale-solver#1", "scale-solver#2")
         wait_for(
             f"job {job} found stalled",
@@ -667,19 +667,20 @@ def scale_scenario(compose: Compose) -> None:
             90,
             every=2,
         )
-        # The job runs again, or, where the next minute's fill waited already, it ends as
-        # failed and that one does its work: either way a fill from it on succeeds, on the
-        # worker left (the pool fill's lock let none run while the killed one held it).
+        # The job runs again, or, where its next run waited already, it ends as failed and
+        # that one does its work: either way a run of the task from it on succeeds, on the
+        # worker left (the task's lock let none run while the killed one held it).
         done = (
-            "SELECT id, status FROM procrastinate_jobs WHERE task_name = 'fill_pools'"
+            f"SELECT id, status FROM procrastinate_jobs WHERE task_name = '{task}'"
             f" AND id >= {job} AND status = 'succeeded' ORDER BY id LIMIT 1"
         )
-        # A whole pool fill (POOL_FILL_SECONDS, at least a candidate a ruleset): over a
-        # minute on a busy machine.
-        finished = wait_for("a fill to succeed after the kill", lambda: compose.psql(done), 300)
+        # A whole run (POOL_FILL_SECONDS or POOL_FOLLOW_SECONDS): minutes on a busy machine.
+        finished = wait_for(
+            f"a {task} run to succeed after the kill", lambda: compose.psql(done), 300
+        )
         status = compose.psql(f"SELECT status FROM procrastinate_jobs WHERE id = {job}")[0][0]
-        say(f"job {job} ({status}) found stalled after {killed} was killed; fill {finished[0][0]}"
-            " succeeded on the other worker")  # fmt: skip
+        say(f"job {task} {job} ({status}) found stalled after {killed} was killed; run"
+            f" {finished[0][0]} succeeded on the other worker")  # fmt: skip
 
 
 def replica_reads(compose: Compose) -> int:
@@ -692,12 +693,17 @@ def replica_reads(compose: Compose) -> int:
     return int(total)
 
 
-def kill_a_solver_in_mid_job(compose: Compose) -> tuple[int, str]:
-    """Wait for the minute's pool fill to run (on the solver queue, for up to
-    POOL_FILL_SECONDS while the pools are filling), kill the solver worker that runs it
-    (its log names the job); return the job's id and the container killed."""
-    doing = "SELECT id FROM procrastinate_jobs WHERE task_name = 'fill_pools' AND status = 'doing'"
-    job = int(wait_for("a solver job in progress", lambda: compose.psql(doing), 90, every=1)[0][0])
+def kill_a_solver_in_mid_job(compose: Compose) -> tuple[int, str, str]:
+    """Wait for the pools' work to run on the solver queue (a fill while the pools fill,
+    then the hint follower's run over the new deals, up to POOL_FOLLOW_SECONDS), kill the
+    solver worker that runs it (its log names the job); return the job's id, its task and
+    the container killed."""
+    doing = (
+        "SELECT id, task_name FROM procrastinate_jobs"
+        " WHERE task_name IN ('fill_pools', 'follow_pools') AND status = 'doing'"
+    )
+    found = wait_for("a solver job in progress", lambda: compose.psql(doing), 90, every=1)[0]
+    job, task = int(found[0]), str(found[1])
 
     def runner() -> str | None:
         for name in ("scale-solver#1", "scale-solver#2"):
@@ -707,8 +713,8 @@ def kill_a_solver_in_mid_job(compose: Compose) -> tuple[int, str]:
 
     name = wait_for(f"the worker running job {job}", runner, 10)
     docker("kill", compose.container(name))
-    say(f"job {job}: killed {name} while it ran it")
-    return job, name
+    say(f"job {task} {job}: killed {name} while it ran it")
+    return job, task, name
 
 
 def proxy_log_keeps_no_secret(compose: Compose, game_id: str, token: str) -> None:
