@@ -92,7 +92,7 @@ def test_the_end_screen_and_the_replay_say_where_the_win_was_lost_and_show_the_l
     shoot(page, shots, "solver-end-screen")
 
     page.click("#end-line")
-    page.wait_for_url(f"**/games/{game['id']}?line")
+    page.wait_for_url(f"**/games/{game['id']}?line", timeout=30_000)
     banner = page.wait_for_selector("#line-banner:not([hidden])", timeout=60_000)
     analysis = player.api.get(f"/games/{game['id']}/analysis").json()
     assert analysis["last_winnable"] == 1 and analysis["lost_at"] == 2
