@@ -6,8 +6,6 @@ changes no export already written."""
 import datetime as dt
 import gzip
 import hashlib
-import json
-from pathlib import Path
 
 import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -16,23 +14,14 @@ from django.contrib.contenttypes.models import ContentType
 
 from games import clock
 from games.store.models import Account
-from games.writes import exports, public_log, services
+from games.writes import exports, public_log
+from tests.api.test_guests import win
 from tests.api.test_public_log import settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 NOVEMBER = dt.datetime(2026, 11, 20, 12, tzinfo=dt.UTC)
 DECEMBER = dt.datetime(2026, 12, 10, 12, tzinfo=dt.UTC)
-WIN = json.loads(
-    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
-)
-
-
-def win(owner) -> str:
-    game = services.game_create(owner=owner, rules="classic", seed=WIN["seed"])
-    for command in WIN["actions"]:
-        services.game_command(game_id=game.game_id, actor=owner, command=command)
-    return str(game.game_id)
 
 
 def everything_public(api) -> str:
