@@ -18,13 +18,15 @@ import api.routing  # noqa: E402
 from api.ws_auth import BrowserOriginValidator, TicketAuthMiddleware  # noqa: E402
 from games.live import outbox  # noqa: E402
 from games.reads import solver_work  # noqa: E402
+from scorpion_server.liveness import liveness  # noqa: E402
 from scorpion_server.static import static_application  # noqa: E402
 
 router = ProtocolTypeRouter(
     {
         # The static files, served with DEBUG off too, before Django: one process is a
         # complete server, with no separate web server needed for a small site.
-        "http": static_application(django_asgi_app),
+        # And /healthz before both, on the event loop: it must not wait for a thread.
+        "http": liveness(static_application(django_asgi_app)),
         # Browsers must come from an allowed host; programs that send no Origin pass.
         "websocket": BrowserOriginValidator(
             AuthMiddlewareStack(TicketAuthMiddleware(URLRouter(api.routing.websocket_urlpatterns)))

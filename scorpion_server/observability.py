@@ -58,6 +58,11 @@ def current_request_id() -> str | None:
     return _request_id.get()
 
 
+def bind_request_id(request_id: str) -> None:
+    """Name the request this thread or task serves in the log lines written from now on."""
+    _request_id.set(request_id)
+
+
 def request_id_for(incoming: str | None) -> str:
     """The client's ``X-Request-ID`` if it is sane, else a new id."""
     if incoming is not None and _SANE_ID.fullmatch(incoming):
@@ -75,7 +80,7 @@ class RequestIdMiddleware:
         request_id = request_id_for(request.headers.get("X-Request-ID"))
         # Not reset on the way out: Django logs a failed request after the middleware has
         # answered, and that line must carry the id too; the next request sets its own.
-        _request_id.set(request_id)
+        bind_request_id(request_id)
         started = time.perf_counter()
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
