@@ -26,6 +26,7 @@ from scorpion_server.observability import bind_request_id, request_id_for, reque
 
 PATH = "/healthz"
 BODY = b'{"status": "ok"}'
+METHODS = frozenset({"GET", "HEAD"})
 
 
 def _headers() -> list[tuple[bytes, bytes]]:
@@ -52,15 +53,8 @@ def liveness(application: Any) -> Any:
     fixed = _headers()
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["path"] != PATH
-            or scope["method"]
-            not in (
-                "GET",
-                "HEAD",
-            )
-        ):
+        probe = scope["type"] == "http" and scope["path"] == PATH
+        if not probe or scope["method"] not in METHODS:
             await application(scope, receive, send)
             return
         started = time.perf_counter()
