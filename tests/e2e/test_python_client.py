@@ -66,8 +66,25 @@ def test_the_account_calls(server) -> None:
         ndjson = bea.my_data(format="ndjson").splitlines()
         assert [line.count(game["id"]) > 0 for line in ndjson] == [True]
         assert bea.my_data() == ""  # the notation holds the games whose cards it may show
+        with pytest.raises(ApiError) as hidden:
+            bea.finish(game["id"])  # cards are still face down
+        assert (hidden.value.status, hidden.value.code) == (409, "finish_not_ready")
         bea.command(game["id"], {"type": "resign"})
         assert bea.my_data().startswith("[")  # the notation's tag pairs
+        assert bea.preferences()["theme"] == "light"
+        changed = bea.set_preferences(theme="dark", sound=False)
+        assert (changed["theme"], changed["sound"], changed["card_size"]) == (
+            "dark",
+            False,
+            "large",
+        )
+        assert bea.preferences() == changed
+        with pytest.raises(ApiError) as bad:
+            bea.set_preferences(theme="purple")
+        assert (bad.value.status, bad.value.code) == (400, "invalid")
+        stats = bea.player_stats("bea", "classic")
+        assert (stats["played"], stats["won"]) == (1, 0)
+        assert bea.player_ratings("bea") == {"player": "bea", "ratings": []}
         first = bea.token
         second = Client(server.http)
         second.login("bea", "pw-bea-long-enough-1")
@@ -182,6 +199,9 @@ def test_the_asyncio_client(server) -> None:
                     break
             hint = await eve.hint(game["id"])
             assert hint["version"] == 2 and hint["recorded"] is False
+            stored = await eve.set_preferences(card_size="small")
+            assert stored["card_size"] == "small"
+            assert (await eve.preferences())["card_size"] == "small"
             return seen
 
     seen = asyncio.run(scenario())

@@ -73,6 +73,11 @@ class Call:
         return cls("DELETE", path, idempotent=True)
 
     @classmethod
+    def put(cls, path: str, body: Any) -> Call:
+        """A PUT: it replaces what it names, so asking again is harmless."""
+        return cls("PUT", path, body=body, idempotent=True)
+
+    @classmethod
     def post(cls, path: str, body: Any = None, *, retry: bool = False) -> Call:
         """A POST; ``retry`` when the server answers a repeat of it as the first time (it
         may then be sent again after a lost answer)."""

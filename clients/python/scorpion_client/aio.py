@@ -110,6 +110,13 @@ class AsyncClient(Endpoints[Awaitable[Any]]):
         self.token = str(body["token"])
         return self.token
 
+    async def set_preferences(self, **changes: Any) -> JSON:
+        """Change some preferences and keep the others (``PUT /auth/preferences`` takes
+        every field: the stored ones are read first): the preferences as stored."""
+        stored = await self._send(Call.get("/auth/preferences"))
+        result: JSON = await self._send(Call.put("/auth/preferences", {**stored, **changes}))
+        return result
+
     async def ws_credentials(self) -> dict[str, str]:
         """As :meth:`Client.ws_credentials`: a ticket, or ``?token=`` without tickets."""
         if not self.token:

@@ -113,6 +113,13 @@ class Client(Endpoints[Any]):
         self.token = str(body["token"])
         return self.token
 
+    def set_preferences(self, **changes: Any) -> JSON:
+        """Change some preferences and keep the others (``PUT /auth/preferences`` takes
+        every field: the stored ones are read first): the preferences as stored."""
+        stored = self._send(Call.get("/auth/preferences"))
+        result: JSON = self._send(Call.put("/auth/preferences", {**stored, **changes}))
+        return result
+
     def ws_credentials(self) -> dict[str, str]:
         """The query that authenticates a WebSocket: a single-use ticket from
         ``POST /auth/ws-ticket``, or ``?token=`` from a server that has no tickets."""

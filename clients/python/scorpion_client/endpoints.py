@@ -29,6 +29,20 @@ class Endpoints(Generic[R]):
         """A player's public record."""
         return self._send(Call.get(f"/players/{segment(username)}"))
 
+    def player_stats(self, username: str, rules: str) -> R:
+        """A player's statistics in one ruleset: games, wins, streaks, times."""
+        return self._send(Call.get(f"/players/{segment(username)}/stats/{segment(rules)}"))
+
+    def player_ratings(self, username: str, rules: str | None = None) -> R:
+        """A player's rating in each ruleset, or in ``rules`` with its history."""
+        tail = f"/{segment(rules)}" if rules is not None else ""
+        return self._send(Call.get(f"/players/{segment(username)}/ratings{tail}"))
+
+    def preferences(self) -> R:
+        """How the player likes the browser client (``card_size``, ``theme``, ``sound``,
+        ``animations``, ``auto_finish``)."""
+        return self._send(Call.get("/auth/preferences"))
+
     def keys(self) -> R:
         """The account's API keys: name, prefix, created, last used and from where."""
         return self._send(Call.get("/auth/keys"))
@@ -119,6 +133,11 @@ class Endpoints(Generic[R]):
     def take_hint(self, game_id: str) -> R:
         """A hint recorded in the game (``POST /games/{id}/hints``): in a race it counts."""
         return self._send(Call.post(f"/games/{segment(game_id)}/hints"))
+
+    def finish(self, game_id: str) -> R:
+        """Once nothing is hidden, the solver's line that wins the game from here:
+        ``{"version", "verdict", "line"}``. The client plays each action as a command."""
+        return self._send(Call.get(f"/games/{segment(game_id)}/finish"))
 
     def analysis(self, game_id: str) -> R:
         """A finished game's analysis."""
