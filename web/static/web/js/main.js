@@ -126,8 +126,13 @@ function prefetchClient() {
 
 prefetchClient();
 onNavigate(route);
-// A key the server no longer knows shows the page again, signed out, rather than an error.
-api.onSessionChange((_session, why) => (why === "stale" ? route() : renderHeader()));
+// A key the server no longer knows shows the page again, signed out, rather than an error;
+// but a form a signed-out player fills in (signing in, recovering an account) is the same
+// signed out, and drawn again it would lose what the player is typing.
+const SIGNED_OUT_FORMS = [/^\/signin$/, /^\/account\/(?:reset|verify)$/];
+api.onSessionChange((_session, why) =>
+  why === "stale" && !SIGNED_OUT_FORMS.some((form) => form.test(location.pathname)) ? route() : renderHeader(),
+);
 onLangChange(() => route());
 
 await loadLang(getLang());
