@@ -1,14 +1,13 @@
 """Accounts over HTTP: registration, tokens and player records."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 
 from games import clock
 from games.pools.models import CertifiedDeal, PoolDraw
 from games.writes import services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
@@ -123,11 +122,6 @@ def test_token_ignores_a_stale_authorization_header(api, alice):
     )
 
     assert response.status_code == 200
-
-
-WIN = json.loads(
-    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
-)
 
 
 def _play_timed(stream, user, commands, start, step):

@@ -1,20 +1,16 @@
 """The daily archive: a month's days with the caller's result, and a closed day's solution."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 
 from games import clock, engine
 from games.dailies.models import DailyChallenge
 from games.writes import services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
-WIN = json.loads(
-    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
-)
 TODAY = dt.date(2026, 11, 30)
 
 

@@ -3,22 +3,17 @@ open challenge, and the day's end (the clock is injected to cross midnight)."""
 
 import datetime as dt
 import json
-from pathlib import Path
 
 import pytest
 
 from games import clock, engine
 from games.dailies import challenges as dailies
 from games.dailies.models import DailyChallenge
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 
 
 def at(day: dt.date, hour: int = 12, minute: int = 0):

@@ -3,20 +3,16 @@ hidden, only to the owner and only where a hint would not count; the line, sent 
 commands, wins the game with one event a move."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 
 from games import clock
 from games.dailies.models import DailyChallenge
 from games.writes import services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
-WIN = json.loads(
-    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
-)
 #: The moves of WIN after which every card is face up and the reserve dealt.
 READY_AT = 47
 

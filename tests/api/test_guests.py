@@ -4,8 +4,6 @@ contest, never on a board; they are counted per address; signing up makes the gu
 account, games and all; an idle guest is closed, its games kept under its pseudonym."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -17,13 +15,11 @@ from games.dailies import challenges as dailies
 from games.dailies import contests
 from games.store.models import Account, Game, PublicLogEntry
 from games.writes import accounts, public_log, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 T0 = dt.datetime(2030, 6, 1, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads(
-    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
-)
 
 
 def win(owner) -> str:

@@ -2,22 +2,16 @@
 caller's own row wherever it stands, moderation, periods, and the error codes."""
 
 import datetime as dt
-import json
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from games import clock
 from games.writes import moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 #: Monday 30 November 2026 (ISO week 49), 12:00 UTC.
 NOON = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
 BOARD = "/api/v1/leaderboards"

@@ -3,24 +3,18 @@ standings and others' lists (reading stays possible); a voided result leaves the
 and its event, with the moderator and the reason, is in the game's stream."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 
 from games import clock
 from games.dailies.models import DailyChallenge
 from games.writes import moderation
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 NO_EFFECTS = {"points": 0, "flipped": [], "removed": []}
 

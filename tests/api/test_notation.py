@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,13 +20,11 @@ from games.dailies.models import DailyChallenge
 from games.store.models import Event
 from games.store.notation import NotationError, read
 from games.writes import moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 NOTATION = "text/x-scorpion"
-WIN = json.loads(
-    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
-)
 
 
 def play(game_id: Any, owner: Any, commands: list[dict[str, Any]]) -> None:

@@ -10,7 +10,6 @@ import datetime as dt
 import gzip
 import hashlib
 import json
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -26,6 +25,7 @@ from games.dailies import contests
 from games.dailies.models import DailyChallenge
 from games.writes import accounts, mail, services
 from games.writes import puzzles as puzzle_writes
+from tests.golden import WIN
 from tests.puzzle_helpers import make_puzzle
 
 pytestmark = pytest.mark.django_db
@@ -108,9 +108,6 @@ OPERATIONS = {
     ("/api/v1/players/{username}/puzzles", "get"): ("puzzle_dashboard", 200),
 }
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
-WIN = json.loads(
-    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
-)
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,8 @@ runs, the end by the time limit or when everyone finished, then everything publi
 from __future__ import annotations
 
 import datetime as dt
-import json
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +15,7 @@ from games import clock
 from games.dailies import secrets
 from games.dailies.models import Contest, ContestResult, Entrant
 from games.writes import contests as services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
@@ -291,12 +290,9 @@ def test_arena_points_are_one_figure_wherever_they_are_read(now, alice) -> None:
     stream = streams.load(game.game_id)
     assert arenas.stream_points(stream) == stored == 0
     # A win 150 s after the deal's start: 100, plus 50 less one point a 15 s.
-    win = json.loads(
-        (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
-    )
-    won = game_services.game_create(owner=user, seed=win["seed"])
+    won = game_services.game_create(owner=user, seed=WIN["seed"])
     now.move(seconds=150)
-    for command in win["actions"]:
+    for command in WIN["actions"]:
         last = game_services.game_command(game_id=won.game_id, actor=user, command=command)
     assert last.summary.status == "won"
     assert arenas.stream_points(last.stream) == 140

@@ -4,9 +4,7 @@ body, a player's ratings and paged history, the rating board, and the 400s."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -15,14 +13,12 @@ from games.dailies.models import DailyChallenge
 from games.ratings import parameters
 from games.ratings.models import PlayerRating, RatingChange
 from games.store.models import Event
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads(
-    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
-)
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,7 @@ analysis that never speaks while a game is played."""
 
 import asyncio
 import datetime as dt
-import json
 import random
-from pathlib import Path
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -17,16 +15,12 @@ from games.dailies.models import DailyChallenge
 from games.engine import hint as hints
 from games.writes import services
 from scorpion_server.asgi import application
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 CLASSIC = engine.RULESETS["classic"]
 
 

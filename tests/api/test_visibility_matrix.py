@@ -21,7 +21,6 @@ import io
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +38,7 @@ from games.store import notation, streams
 from games.store.models import Event, Game
 from games.writes import accounts, contests, moderation, services
 from scorpion_server.asgi import application
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,9 +51,6 @@ ADMIN = ("admin_game", "admin_replay", "admin_event")
 
 #: A day for the daily games of each state (one game a player a day), and a noon on it.
 DAYS = {state: dt.date(2026, 3, 2 + number) for number, state in enumerate(STATES)}
-WIN = json.loads(
-    (Path(__file__).parents[1] / "games" / "golden" / "classic_seed0_win.json").read_text()
-)
 
 
 async def ticket(token: str) -> str:

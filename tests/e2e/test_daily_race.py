@@ -8,7 +8,6 @@ import datetime as dt
 import json
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,14 +18,9 @@ from websockets.sync.client import connect
 from games.dailies.models import DailyChallenge
 from tests.e2e.conftest import ws_ticket
 from tests.e2e.players import register
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 
 
 @pytest.fixture(scope="module")

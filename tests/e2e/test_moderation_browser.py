@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import json
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,14 +20,10 @@ from django.core.management import call_command
 
 from games.dailies.models import DailyChallenge
 from tests.e2e.players import register
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 MODERATOR_PASSWORD = "pw-moderator-Fair-2026"
 
 

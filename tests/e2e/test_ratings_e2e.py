@@ -11,7 +11,6 @@ import datetime as dt
 import json
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,14 +29,10 @@ from games.store.models import Event
 from games.writes import moderation
 from tests.e2e.conftest import ws_ticket
 from tests.e2e.players import register
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 PLAYERS = 20
 POOL_DEALS = PLAYERS  # a pool deal is dealt to one rated game, ever
 

@@ -26,13 +26,11 @@ import pytest
 from games import clock, pools
 from tests.e2e.conftest import E2E_DAILY_SECRET, E2E_SECRET_KEY, PROJECT_DIR
 from tests.e2e.players import open_at, shoot, signed_up
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="phone")]
-WIN = json.loads(
-    (PROJECT_DIR / "tests" / "games" / "golden" / "classic_seed0_win.json").read_text()
-)
 LINK = re.compile(r"(http://\S+/account/(?:reset|verify)#\S+)")
 
 

@@ -6,20 +6,14 @@ under hashed names, a local job worker), in Debian's chromium (Playwright).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+from tests.golden import WIN
 
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(scope="module")

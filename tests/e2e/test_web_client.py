@@ -24,14 +24,10 @@ from django.test import override_settings
 from games import engine
 from games.dailies import challenges
 from tests.e2e.conftest import E2E_DAILY_SECRET
+from tests.golden import WIN as GOLDEN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-GOLDEN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 XSS_NAME = "<img src=x onerror=alert(1)>"
 WIDTHS = ((1280, 900), (360, 780))
 

@@ -7,8 +7,6 @@ deal lays out (18 cards) fits the window without scrolling. Each runs in Debian'
 from __future__ import annotations
 
 import datetime as dt
-import json
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,15 +14,11 @@ import pytest
 
 from games import engine
 from tests.e2e.players import open_at, shoot, signed_up
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="phone")]
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 #: How long a column the board must fit: longer than any deal lays out.
 LONG = 18
 #: Counts the tones the page starts (sound.js), in ``window.tones``.

@@ -7,8 +7,6 @@ In Debian's chromium (Playwright) against a real daphne server, at 1280×800 and
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,15 +14,11 @@ import pytest
 from games import engine, pools
 from games.engine import solver
 from tests.e2e.players import open_at, shoot, signed_up
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="phone")]
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 
 
 @pytest.fixture(scope="module")

@@ -9,21 +9,15 @@ screenshots (``shots``, conftest.py).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
-from pathlib import Path
 
 import pytest
 
 from tests.e2e.players import open_at, shoot, signed_up
+from tests.golden import WIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-WIN = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "games" / "golden" / "classic_seed0_win.json"
-    ).read_text()
-)
 SIZES = [pytest.param((1280, 800), id="desktop"), pytest.param((390, 844), id="phone")]
 
 

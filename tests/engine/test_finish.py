@@ -1,17 +1,12 @@
 """Auto-finish in the engine: a position with nothing hidden is decided from the player's
 view alone, and a won verdict's line wins the game when played."""
 
-import json
-from pathlib import Path
-
 import pytest
 
 from games import engine
 from games.engine.finish import finish, ready
+from tests.golden import WIN
 
-WIN = json.loads(
-    (Path(__file__).resolve().parents[1] / "games/golden/classic_seed0_win.json").read_text()
-)
 RULES = engine.RULESETS["classic"]
 
 

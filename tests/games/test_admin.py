@@ -6,7 +6,6 @@ import datetime as dt
 import html
 import json
 import re
-from pathlib import Path
 
 import pytest
 from django.contrib import admin
@@ -19,12 +18,12 @@ from games import clock
 from games.dailies.models import DailyChallenge, Standing
 from games.store.models import Event, Game, ModerationAct, Player
 from games.writes import moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 OUR_MODELS = (
     "playeraccount",

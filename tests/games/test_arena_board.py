@@ -4,8 +4,6 @@ periods of each game's points, voided games and banned players left out, races a
 rulesets apart; rebuilt projections give the same boards."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -19,10 +17,10 @@ from games.dailies.models import ContestResult
 from games.errors import UnknownMetric
 from games.reads import selectors
 from games.writes import contests, moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 #: How many of WIN's actions remove 1, 2 and 3 runs (the 50th wins).
 RUNS = {1: 38, 2: 46, 3: 49}
 #: Saturday 28 November 2026 (ISO week 48), 10:00 UTC.

@@ -3,9 +3,7 @@ command's own statement, moderation recomputes the few it touches, and
 ``rebuild_projections`` recomputes them all from events to the same rows."""
 
 import datetime as dt
-import json
 import uuid
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -22,10 +20,10 @@ from games.reads.visibility import Viewer
 from games.store import streams
 from games.store.models import Player
 from games.writes import moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 #: Saturday 28 November 2026 (ISO week 48), 10:00 UTC.
 SAT = dt.datetime(2026, 11, 28, 10, tzinfo=dt.UTC)
 #: Monday 30 November 2026 (ISO week 49).

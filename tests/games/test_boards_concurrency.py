@@ -1,9 +1,7 @@
 """One player's games finishing at the same moment, with a moderator voiding another of
 their results meanwhile: the entries they share end as a rebuild from events makes them."""
 
-import json
 import threading
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -11,8 +9,8 @@ from django.db import connections
 
 from games.boards.models import BoardEntry
 from games.writes import moderation, services
+from tests.golden import WIN
 
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 GAMES = 8
 
 

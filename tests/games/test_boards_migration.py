@@ -5,8 +5,6 @@ from 0012 (where deployments stand) 0013 fills ``hints`` and the arena points of
 in SQL, from the stored ``hinted`` events."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -19,8 +17,8 @@ from games.dailies.models import ContestResult, DailyChallenge, Standing
 from games.reads import selectors
 from games.reads.visibility import Viewer
 from games.writes import contests, services
+from tests.golden import WIN
 
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 DAY = dt.date(2026, 11, 30)
 
 

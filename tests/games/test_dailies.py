@@ -3,7 +3,6 @@ the day's end, crossing midnight with an injected clock."""
 
 import datetime as dt
 import json
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -17,12 +16,12 @@ from games.reads import presenters, records, selectors, visibility
 from games.reads.visibility import Viewer
 from games.store.models import Game, Player
 from games.writes import services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 
 
 def at(day: dt.date, hour: int = 12, minute: int = 0):

@@ -2,8 +2,6 @@
 record is append-only; every projection they touch rebuilds from events and the log."""
 
 import datetime as dt
-import json
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -18,12 +16,12 @@ from games.reads.visibility import Viewer
 from games.store import streams
 from games.store.models import Event, Game, ModerationAct, Player
 from games.writes import moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 FIRST_MOVE = {"type": "move", "from": 2, "index": 5, "to": 7}
 
 

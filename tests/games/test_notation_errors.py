@@ -12,18 +12,16 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import io
-import json
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from games import engine
 from games.store import events
 from games.store.notation import Entry, NotationError, Transcript, read, write
+from tests.golden import WIN
 
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 CLASSIC = engine.RULESETS["classic"]
 START = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 

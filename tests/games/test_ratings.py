@@ -3,8 +3,6 @@ takes the change off and a restore puts it back, and the rebuild gives the same 
 
 import datetime as dt
 import io
-import json
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -22,12 +20,12 @@ from games.store.models import Event, Game
 from games.store.notation import stored
 from games.store.summary import GameSummary
 from games.writes import moderation, services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 
 
 def winnable(day: dt.date, nodes: int | None = 1000) -> None:

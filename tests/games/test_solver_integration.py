@@ -3,9 +3,7 @@ command and the background preparer), hints recorded as events in a race, and th
 post-game analysis. Real PostgreSQL; the clock is injected to cross midnight."""
 
 import datetime as dt
-import json
 import threading
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -24,10 +22,10 @@ from games.reads.visibility import Viewer
 from games.store.models import Event, Game, GameAnalysis
 from games.writes import analysis as analyses
 from games.writes import services
+from tests.golden import WIN
 
 DAY = dt.date(2026, 11, 30)
 NOON = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 CLASSIC = engine.RULESETS["classic"]
 
 

@@ -2,9 +2,7 @@
 regular as a program's, and a person's win that raises neither (times set by the clock)."""
 
 import datetime as dt
-import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -13,12 +11,12 @@ from games.dailies import suspicion
 from games.dailies.models import DailyChallenge, Standing
 from games.store import streams
 from games.writes import services
+from tests.golden import WIN
 
 pytestmark = pytest.mark.django_db
 
 DAY = dt.date(2026, 11, 30)
 START = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
-WIN = json.loads((Path(__file__).parent / "golden" / "classic_seed0_win.json").read_text())
 
 
 class Clock:
