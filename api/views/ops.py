@@ -67,7 +67,13 @@ async def readyz(request: HttpRequest) -> JsonResponse:
     }
     if settings.READYZ_JOBS:
         answer["jobs"] = jobs
-    return JsonResponse(answer, status=503)
+    response = JsonResponse(answer, status=503)
+    # Not ready is a state a server passes through (starting, a dependency restarting), not
+    # a fault of this request: a warning, where Django would log every probe's 503 as an
+    # error.
+    logger.warning("readyz: not ready: %s", ", ".join(failing))
+    response._has_been_logged = True  # type: ignore[attr-defined]  # django.utils.log
+    return response
 
 
 async def _check_jobs() -> str | dict[str, str]:
