@@ -463,7 +463,7 @@ def main() -> int:
         failed = False
     finally:
         if failed:
-            show_logs(compose)
+            show_logs()
         if failed and os.environ.get("SMOKE_KEEP") == "1":
             say(f"left up (SMOKE_KEEP=1), files in {workdir}; the next run takes it down first")
         else:
@@ -827,10 +827,30 @@ def diff(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
     return {web: after[web] - before[web] for web in after}
 
 
-def show_logs(compose: Compose) -> None:
-    print("== logs of the failed run (last 40 lines of each service)")
-    with contextlib.suppress(SmokeFailure):
-        print(compose.run("logs", "--no-color", "--tail", "40"))
+def show_logs() -> None:
+    """Each container of the project: its state, the last outputs of its health check when
+    it has one, and its last 40 lines of log. Plain docker, container by container: a run
+    that failed in ``docker-compose up`` (a dependency unhealthy) has services that
+    ``docker-compose logs`` does not list, and an unhealthy container says why only in its
+    health check's output."""
+    print("== the failed run's containers: state, health checks, last 40 lines of log")
+    label = f"label=com.docker.compose.project={PROJECT}"
+    try:
+        listing = docker("ps", "-a", "--filter", label, "--format", "{{.ID}} {{.Names}}")
+    except SmokeFailure as error:
+        print(f"(no containers listed: {error})")
+        return
+    health = (
+        "{{.State.Status}} exit {{.State.ExitCode}}"
+        "{{if .State.Health}} {{.State.Health.Status}}"
+        "{{range .State.Health.Log}}\n  check exit {{.ExitCode}}: {{.Output}}{{end}}{{end}}"
+    )
+    for line in listing.splitlines():
+        container, name = line.split(maxsplit=1)
+        with contextlib.suppress(SmokeFailure):
+            state = docker("inspect", "--format", health, container)
+            print(f"-- {name}: " + "\n".join(line for line in state.splitlines() if line.strip()))
+            print(docker("logs", "--tail", "40", container, stderr=True).rstrip())
 
 
 def take_down(compose: Compose) -> None:
