@@ -144,28 +144,65 @@ def test_every_page_fits_and_a_long_column_fits_the_window(pages, server, shots,
     for n, action in enumerate(line):
         body = {**engine.action_to_command(action), "expected_version": n + 1}
         assert player.api.post(f"/games/{game['id']}/commands", json=body).status_code == 201
-    page.goto(f"{server.http}/games/{game['id']}")
+    # The player's page, a spectator's, and the replay once the game is over.
+    spectator = open_at(pages, size, None)
+    cards = sum(map(len, state.columns))
+    # On a phone a spectator's and a replay's move list comes under the board: the board
+    # fits, and the page scrolls on to the list.
+    listed = size[0] < 600
+    for viewer, shot in ((page, "fit-long-column"), (spectator, "fit-long-column-spectator")):
+        viewer.goto(f"{server.http}/games/{game['id']}")
+        assert_long_column_fits(viewer, cards, size, list_below=listed and viewer is spectator)
+        shoot(viewer, shots, shot)
+    resign = {"type": "resign", "expected_version": len(line) + 1}
+    assert player.api.post(f"/games/{game['id']}/commands", json=resign).status_code == 201
+    spectator.goto(f"{server.http}/games/{game['id']}")
+    expect(spectator.locator("#scrubber")).to_be_visible()
+    # The banner that offers the winning line comes with the solver's answer, above the
+    # board, after the board was fitted: the board is fitted again.
+    expect(spectator.get_by_role("button", name="Show the winning line")).to_be_visible()
+    assert_long_column_fits(spectator, cards, size, list_below=listed)
+    shoot(spectator, shots, "fit-long-column-replay")
+    # Whatever grows above the board once it is fitted (here the analysis, by 40 px), the
+    # board is fitted again (it was left 8 px past the window when the answer came late).
+    spectator.evaluate("document.querySelector('.analysis').style.paddingTop = '40px'")
+    spectator.wait_for_timeout(300)
+    assert_long_column_fits(spectator, cards, size, list_below=listed)
+
+
+def assert_long_column_fits(
+    page: Any, cards: int, size: tuple[int, int], *, list_below: bool = False
+) -> None:
+    """The board of a game with a long column (``cards`` in all) fits the window: the last
+    card of the longest column is in view, overlapped, and the page does not scroll (with
+    ``list_below``, the board ends in the window and the page scrolls on to what is under
+    it)."""
+    from playwright.sync_api import expect
+
     expect(page.locator(".tableau .col")).to_have_count(7)
-    expect(page.locator(".tableau .card")).to_have_count(sum(map(len, state.columns)))
+    expect(page.locator(".tableau .card")).to_have_count(cards)
     longest = page.evaluate(
         """() => {
             const cols = [...document.querySelectorAll('.tableau .col')];
             const col = cols.reduce((a, b) => (b.children.length > a.children.length ? b : a));
             const cards = [...col.querySelectorAll('.card')];
             const last = cards[cards.length - 1].getBoundingClientRect();
-            return { cards: cards.length, bottom: last.bottom,
+            const board = document.querySelector('.board').getBoundingClientRect();
+            return { cards: cards.length, bottom: last.bottom, board: board.bottom,
                      height: document.documentElement.clientHeight,
                      down: document.documentElement.scrollHeight,
                      step: cards[cards.length - 1].getBoundingClientRect().top
                            - cards[cards.length - 2].getBoundingClientRect().top };
         }"""
     )
-    print(f"\nlong column at {size}: {longest}")
+    print(f"\nlong column at {size} on {page.url}: {longest}")
     assert longest["cards"] >= LONG, longest
     assert longest["bottom"] <= longest["height"], longest
-    assert longest["down"] <= longest["height"], longest  # the page does not scroll
+    if list_below:
+        assert longest["board"] <= longest["height"], longest
+    else:
+        assert longest["down"] <= longest["height"], longest  # the page does not scroll
     assert longest["step"] >= 4, longest  # overlapped, never stacked out of sight
-    shoot(page, shots, "fit-long-column")
 
 
 # --- preferences ------------------------------------------------------------------------------

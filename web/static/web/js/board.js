@@ -51,10 +51,20 @@ export class Board {
     };
     addEventListener("resize", this.refit);
     this.unwatchPrefs = onPrefsChange(this.refit); // a new card size
+    // Something above the board that appears or grows after the board was fitted (a banner
+    // once the solver answers, a line of tools that wraps) moves it down, and its last cards
+    // below the window: the page's height changes then, and the board is fitted again if its
+    // top moved. Read after layout, so it costs no layout of its own.
+    this.moved = new ResizeObserver(() => {
+      if (!this.geometry || !this.el.isConnected) return;
+      if (Math.abs(this.el.getBoundingClientRect().top + scrollY - this.geometry.top) > 1) this.refit();
+    });
+    this.moved.observe(document.body);
   }
 
   destroy() {
     removeEventListener("resize", this.refit);
+    this.moved.disconnect();
     this.unwatchPrefs();
     clearTimeout(this.hintTimer);
     this.el.remove();
@@ -304,7 +314,8 @@ export class Board {
         this.el.style.setProperty("--board-w", `${fitted.board}px`);
         this.el.parentElement.style.setProperty("--board-w", `${fitted.board}px`);
       }
-      this.geometry = fitted;
+      // Where the board's top is with these cards (they may have wrapped what is above).
+      this.geometry = fitted && { ...fitted, top: this.el.getBoundingClientRect().top + scrollY };
     }
   }
 
