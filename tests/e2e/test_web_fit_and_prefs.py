@@ -222,6 +222,47 @@ def looks(page: Any) -> dict[str, Any]:
     )
 
 
+def test_a_change_made_while_the_accounts_copy_is_on_its_way_is_kept(pages, server) -> None:
+    """The page reads the account's preferences once it has loaded; a change the player
+    makes before that answer arrives (a loaded machine, a slow network) is not undone by
+    it."""
+    from playwright.sync_api import expect
+
+    player = signed_up(server, "prefsrace")
+    game = player.api.post("/games", json={"rules": "classic", "seed": 5}).json()
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET" and not held:
+            held.append((route, route.fetch()))  # answered now (large), delivered later
+        else:
+            route.continue_()
+
+    page = open_at(pages, (1280, 800), None, "/")
+    page.route("**/api/v1/auth/preferences", hold)
+    page.evaluate(
+        """([token, name]) => { localStorage.setItem('scorpion.token', token);
+                               localStorage.setItem('scorpion.username', name); }""",
+        [player.token, player.name],
+    )
+    page.goto(f"{server.http}/games/{game['id']}")
+    expect(page.locator(".tableau .col")).to_have_count(7)
+    page.wait_for_function("document.readyState === 'complete'")
+    while not held:
+        page.wait_for_timeout(50)
+    large = looks(page)["card"]
+    page.click("#settings-button")
+    with page.expect_response(lambda r: r.request.method == "PUT" and r.ok):
+        page.locator('dialog.settings #setting-card_size input[value="small"]').check()
+    route, answer = held[0]
+    assert answer.json()["card_size"] == "large"
+    route.fulfill(response=answer)
+    page.wait_for_timeout(500)
+    assert looks(page)["card"] < large * 0.8
+    assert page.evaluate("JSON.parse(localStorage.getItem('scorpion.prefs')).card_size") == "small"
+    assert player.api.get("/auth/preferences").json()["card_size"] == "small"
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_preferences_apply_at_once_and_follow_the_account(pages, server, shots, size) -> None:
     from playwright.sync_api import expect

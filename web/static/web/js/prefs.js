@@ -14,6 +14,7 @@ export const CARD_SCALE = { large: 1, medium: 0.85, small: 0.7 };
 const KEY = "scorpion.prefs";
 const listeners = new Set();
 let current = clean(stored());
+let edits = 0; // the player's changes on this page, so that an older copy never undoes one
 
 function stored() {
   try {
@@ -71,15 +72,19 @@ function onAccount() {
 /** Change some preferences: applied at once, kept in the browser and, signed in, on the
  *  account (a failure to store them there leaves them applied here). */
 export async function setPrefs(partial) {
+  edits += 1;
   adopt(clean({ ...current, ...partial }));
   if (onAccount()) await api.put("/auth/preferences", current).catch(() => {});
 }
 
-/** Take the account's preferences (signed in, not a guest). */
+/** Take the account's preferences (signed in, not a guest), unless the player changed one
+ *  while they were on their way: that change is newer, and went to the account too. */
 async function fromAccount() {
   if (!onAccount()) return;
+  const before = edits;
   try {
-    adopt(clean(await api.get("/auth/preferences")));
+    const stored = clean(await api.get("/auth/preferences"));
+    if (edits === before) adopt(stored);
   } catch {
     // unreachable: the browser's stay
   }
