@@ -696,7 +696,7 @@ def replica_reads(compose: Compose) -> int:
 def kill_a_solver_in_mid_job(compose: Compose) -> tuple[int, str, str]:
     """Wait for the pools' work to run on the solver queue (a fill while the pools fill,
     then the hint follower's run over the new deals, up to POOL_FOLLOW_SECONDS), kill the
-    solver worker that runs it (its log names the job); return the job's id, its task and
+    solver worker that runs it (its log says it started the job); return the job's id, its task and
     the container killed."""
     doing = (
         "SELECT id, task_name FROM procrastinate_jobs"
@@ -706,8 +706,10 @@ def kill_a_solver_in_mid_job(compose: Compose) -> tuple[int, str, str]:
     job, task = int(found[0]), str(found[1])
 
     def runner() -> str | None:
+        # The line of the worker that started it: a worker's periodic deferrer names the
+        # job too ("Periodic job follow_pools[5] … deferred"), and may be the other one.
         for name in ("scale-solver#1", "scale-solver#2"):
-            if f"[{job}]" in compose.logs(name):
+            if f"Starting job {task}[{job}]" in compose.logs(name):
                 return name
         return None
 
