@@ -104,8 +104,13 @@ class Monitor:
         connection = self._connections.get(which)
         if connection is None or connection.closed:
             url = self.primary_url if which == "primary" else self.replica_url
+            # Never prepared: DATABASE_URL may be a pooler in transaction mode, whose next
+            # server session may hold another client's statement of the same name.
             connection = psycopg.connect(
-                url, autocommit=True, connect_timeout=settings.DB_CONNECT_TIMEOUT
+                url,
+                autocommit=True,
+                connect_timeout=settings.DB_CONNECT_TIMEOUT,
+                prepare_threshold=None,
             )
             self._connections[which] = connection
         row = connection.execute(sql).fetchone()

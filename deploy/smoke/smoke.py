@@ -682,6 +682,12 @@ def scale_scenario(compose: Compose) -> None:
         say(f"job {task} {job} ({status}) found stalled after {killed} was killed; run"
             f" {finished[0][0]} succeeded on the other worker")  # fmt: skip
 
+    with step("scale: the primary logged no error of a statement prepared through PgBouncer"):
+        # In transaction mode a server session serves one client, then another: a statement
+        # one prepared is found by the next ("prepared statement ... already exists").
+        clashes = compose.logs("primary").count("prepared statement")
+        check(clashes == 0, f"the primary logged {clashes} clashes of prepared statements")
+
 
 def replica_reads(compose: Compose) -> int:
     """The GETs the replica served, summed over the scale profile's web processes."""
