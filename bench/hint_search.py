@@ -51,6 +51,12 @@ INNER = 16
 #: weighed again.
 MARGIN = 0.1
 
+#: An action is preferred to the count's choice when its value one reveal deeper is higher
+#: by this many standard errors (of the difference of two shares of ``CONFIGS * INNER``
+#: trials, as if independent: the shared samples make it smaller).
+Z = 2.0
+
+DEBUG = False
 Hinted = Move | CellMove | Deal
 Won = tuple[State, tuple[Action, ...]]
 
@@ -76,6 +82,7 @@ def search_hint(
     inner: int = INNER,
     margin: float = MARGIN,
     inner_plans: bool = True,
+    z: float = Z,
 ) -> tuple[hints.Hint, int]:
     """The hint for ``view`` (see the module's docstring) and how many actions were weighed
     one reveal deeper (0 when the count alone chose)."""
@@ -135,16 +142,29 @@ def search_hint(
     if len(near) == 1 or clock.late():
         return hints.Hint(chosen.action, chosen.worth, len(solved), "solver"), 0
     best, value, weighed = chosen, -1.0, 0
+    evaluations = configs * inner
     for candidate in near:
-        if candidate.worth / len(solved) <= value:
+        if candidate.worth / len(solved) <= value + _noise(value, evaluations, z):
             continue  # one reveal deeper an action is worth at most its count, about
         deeper = _deeper(rules, solved, candidate, budget, configs, inner, inner_plans, clock)
         if deeper is None:  # out of time: the count's choice
             return hints.Hint(chosen.action, chosen.worth, len(solved), "solver"), 0
         weighed += 1
-        if deeper > value:
+        if DEBUG:
+            print(f"      {candidate.action} worth {candidate.worth}/{len(solved)} plan "
+                  f"{candidate.plan} deeper {deeper:.3f}")
+        if value < 0:
+            value = deeper  # the count's choice, which the others must beat beyond noise
+        elif deeper > value + _noise(value, evaluations, z):
             best, value = candidate, deeper
     return hints.Hint(best.action, best.worth, len(solved), "solver"), weighed
+
+
+def _noise(share: float, trials: int, z: float) -> float:
+    """``z`` standard errors of the difference of two shares near ``share`` of ``trials``
+    independent trials each."""
+    share = min(max(share, 1 / trials), 1 - 1 / trials)
+    return z * math.sqrt(2 * share * (1 - share) / trials)
 
 
 def _near_ties(

@@ -1,8 +1,9 @@
 """Hints from the player's view: their latency, and how often following them wins.
 
     .venv/bin/python bench/hints.py [--deals N] [--first SEED] [--winnable] [--before]
-                                    [--samples K] [--budget B] [--time-limit S]
-                                    [--full-budget B] [--workers W] [--rules R]
+                                    [--search] [--samples K] [--budget B] [--time-limit S]
+                                    [--curve S1,S2,...] [--full-budget B] [--workers W]
+                                    [--rules R]
 
 On deals of a ruleset (``classic`` unless ``--rules`` names another), in one run:
 
@@ -16,8 +17,16 @@ On deals of a ruleset (``classic`` unless ``--rules`` names another), in one run
   300 actions;
 - **the hint before** (``--before``): the same player following the hint as it was before
   it spent the native core's speed (``bench/hint_before.py``: 32 samples of 400 nodes);
+- **the search** (``--search``): the same player following the hint that weighs the
+  near-tied actions one reveal deeper (``bench/hint_search.py``), with the same samples,
+  budget and time limit;
 - **heuristic follower**: the same player following the one-move heuristic
   (``games.engine.heuristic``).
+
+With ``--curve`` (time limits in seconds, comma-separated), the hint (and the search, with
+``--search``) plays the same deals once per time limit, and a table is printed: at each
+limit, each follower's wins, share of full information with its 95% interval (Wilson), and
+its latency (wall clock median and p95, CPU time p95): the share against the time budget.
 
 The deals are seeds ``first .. first + N - 1``; with ``--winnable``, the first N seeds from
 ``first`` on that full information wins (every follower's win rate is then its share of
