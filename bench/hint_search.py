@@ -107,6 +107,17 @@ def search_hint(
     won: list[Won] = []
     undecided: list[State] = []
     solved: list[State] = []
+
+    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
+        return (
+            -wins,
+            -shown[action],
+            preference.get(action, len(preference)),
+            -first_moves[action],
+            order[action],
+        )
+
+    quick: hints.Hint | None = None
     for state in drawn:
         if clock.late():
             break
@@ -119,25 +130,25 @@ def search_hint(
                 won.append((state, solution.line))
         elif solution.verdict == "unknown":
             undecided.append(state)
+        if len(solved) == hints.QUICK_SAMPLES < samples and won and time_limit is not None:
+            # as the hint does: a choice from the first samples, for when the limit cuts
+            # the rest short
+            action, wins, complete = hints._choose(rules, legal, won, rank, budget, True, clock)
+            if complete and action is not None:
+                quick = hints.Hint(action, wins, len(solved), "solver")
     if not won:
         found = hints._least_lost(
             rules, view, legal, undecided, budget, preference, len(solved), clock
         )
         return found, 0
-
-    def rank(action: Hinted, wins: int) -> tuple[int, int, int, int, int]:
-        return (
-            -wins,
-            -shown[action],
-            preference.get(action, len(preference)),
-            -first_moves[action],
-            order[action],
-        )
-
+    if quick is not None and clock.late():
+        return quick, 0
     near = _near_ties(rules, legal, won, rank, budget, margin, clock)
+    if not near and quick is not None:  # out of time: the choice from the first samples
+        return quick, 0
     if not near:  # out of time before any action was counted in full
-        best = min(legal, key=lambda action: (-first_moves[action], rank(action, 0)))
-        return hints.Hint(best, first_moves[best], len(solved), "solver"), 0
+        most = min(legal, key=lambda action: (-first_moves[action], rank(action, 0)))
+        return hints.Hint(most, first_moves[most], len(solved), "solver"), 0
     chosen = near[0]
     if len(near) == 1 or clock.late():
         return hints.Hint(chosen.action, chosen.worth, len(solved), "solver"), 0
@@ -151,8 +162,10 @@ def search_hint(
             return hints.Hint(chosen.action, chosen.worth, len(solved), "solver"), 0
         weighed += 1
         if DEBUG:
-            print(f"      {candidate.action} worth {candidate.worth}/{len(solved)} plan "
-                  f"{candidate.plan} deeper {deeper:.3f}")
+            print(
+                f"      {candidate.action} worth {candidate.worth}/{len(solved)} plan "
+                f"{candidate.plan} deeper {deeper:.3f}"
+            )
         if value < 0:
             value = deeper  # the count's choice, which the others must beat beyond noise
         elif deeper > value + _noise(value, evaluations, z):
@@ -229,7 +242,8 @@ def _best_plan(
         plan, key = hints._plan_of(after, line)
         own.append(key)
         plans[key] = (plan, plans.get(key, (plan, 0))[1] + 1)
-    most, best_plan = -1, ()
+    most = -1
+    best_plan: tuple[Action, ...] = ()
     for key, (plan, _) in sorted(plans.items(), key=lambda item: -item[1][1]):
         count = failed = 0
         for (after, _), mine in zip(kept, own, strict=True):

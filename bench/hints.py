@@ -267,7 +267,7 @@ def main() -> None:
         f"{args.rules}: {len(chosen)} deals{' that full information wins' if args.winnable else ''}"
         f", seeds {seeds[0]}..{seeds[-1]}; {args.workers} workers; hint: K = {args.samples} "
         f"samples x {args.budget} nodes, time limit "
-        f"{', '.join(map(str, args.curve)) if args.curve else args.time_limit or 'none'}; "
+        f"{', '.join(str(t or 'none') for t in args.curve or [args.time_limit])}; "
         f"{elapsed:.0f} s ({surveyed:.0f} s of it choosing and solving the deals)"
     )
     if args.curve:
