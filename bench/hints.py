@@ -1,7 +1,8 @@
 """Hints from the player's view: their latency, and how often following them wins.
 
     .venv/bin/python bench/hints.py [--deals N] [--first SEED] [--winnable] [--before]
-                                    [--search] [--samples K] [--budget B] [--time-limit S]
+                                    [--search [--configs C] [--inner I] [--margin M] [--z Z]]
+                                    [--samples K] [--budget B] [--time-limit S]
                                     [--curve S1,S2,...] [--full-budget B] [--workers W]
                                     [--rules R]
 
@@ -19,7 +20,8 @@ On deals of a ruleset (``classic`` unless ``--rules`` names another), in one run
   it spent the native core's speed (``bench/hint_before.py``: 32 samples of 400 nodes);
 - **the search** (``--search``): the same player following the hint that weighs the
   near-tied actions one reveal deeper (``bench/hint_search.py``), with the same samples,
-  budget and time limit;
+  budget and time limit (``--configs``, ``--inner``, ``--margin`` and ``--z`` name its
+  own settings, else its defaults);
 - **heuristic follower**: the same player following the one-move heuristic
   (``games.engine.heuristic``).
 
@@ -139,6 +141,11 @@ class Job:
     before: bool
     search: bool = False
     heuristic: bool = True
+    #: The search's settings (``bench/hint_search.py``).
+    configs: int = hint_search.CONFIGS
+    inner: int = hint_search.INNER
+    margin: float = hint_search.MARGIN
+    z: float = hint_search.Z
 
 
 def advisers(job: Job) -> dict[str, Adviser]:
@@ -178,6 +185,10 @@ def advisers(job: Job) -> dict[str, Adviser]:
             budget=job.budget,
             time_limit=job.time_limit,
             been=been,
+            configs=job.configs,
+            inner=job.inner,
+            margin=job.margin,
+            z=job.z,
         )
         return found.action, found.source == "solver"
 
@@ -237,6 +248,10 @@ def main() -> None:
     parser.add_argument("--winnable", action="store_true")
     parser.add_argument("--before", action="store_true")
     parser.add_argument("--search", action="store_true")
+    parser.add_argument("--configs", type=int, default=hint_search.CONFIGS)
+    parser.add_argument("--inner", type=int, default=hint_search.INNER)
+    parser.add_argument("--margin", type=float, default=hint_search.MARGIN)
+    parser.add_argument("--z", type=float, default=hint_search.Z)
     parser.add_argument("--samples", type=int, default=hints.SAMPLES)
     parser.add_argument("--budget", type=int, default=hints.SAMPLE_BUDGET)
     parser.add_argument("--time-limit", type=float, default=hints.TIME_LIMIT)
@@ -269,6 +284,12 @@ def main() -> None:
         f"samples x {args.budget} nodes, time limit "
         f"{', '.join(str(t or 'none') for t in args.curve or [args.time_limit])}; "
         f"{elapsed:.0f} s ({surveyed:.0f} s of it choosing and solving the deals)"
+        + (
+            f"; search: {args.configs} outcomes x {args.inner} completions, margin "
+            f"{args.margin}, z {args.z}"
+            if args.search
+            else ""
+        )
     )
     if args.curve:
         _print_curve(rows)
@@ -302,6 +323,10 @@ def _play(
             args.before,
             args.search,
             heuristic,
+            args.configs,
+            args.inner,
+            args.margin,
+            args.z,
         )
         for seed, full in chosen
     ]
