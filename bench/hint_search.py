@@ -6,18 +6,20 @@ the player is assumed to know the hidden cards. That is strategy fusion, and it 
 the actions that show a card (the deal most): after the card shows, the player still has
 to choose the next action without knowing the others.
 
-This hint takes the same samples and the same count, keeps the actions whose count is within
-``margin`` of the best (the near-ties where the hint loses deals), and weighs each again one
-reveal deeper. An action, with the plan the count credited it with (itself when it shows a
-card; else the actions up to and including the next one that shows a card, the same in
-every sample), leads to a chance node: the cards the plan shows. For each of ``configs``
-outcomes of that node (the cards the plan shows in the first samples, so drawn as the view
-says they may be), the player sees those cards and chooses again, from what they see: the
-next information set. Its value is a hint's own count there, over ``inner`` completions of
-that information set (the other samples with the shown cards swapped into the places the
-plan turns up: a uniform draw from what the player would then see, and the same draws for
-every action weighed, so that their difference is not noise), the best next action's share
-of them. The action weighed highest, ties to the count's own order, is the hint.
+This hint takes the same samples and the same count, and where the count's choice shows a
+card (the count's ties go to the action that shows the most cards: the deal, then a card
+turned up), it keeps the actions whose count is within ``margin`` of the best and weighs
+each again one reveal deeper. An action, with the plan the count credited it with (itself
+when it shows a card; else the actions up to and including the next one that shows a card,
+the same in every sample), leads to a chance node: the cards the plan shows. For each of
+``configs`` outcomes of that node (the cards the plan shows in the first samples, so drawn
+as the view says they may be), the player sees those cards and chooses again, from what
+they see: the next information set. Its value is a hint's own count there, over ``inner``
+completions of that information set (other samples with the shown cards swapped into the
+places the plan turns up: a uniform draw from what the player would then see, and the same
+draws for every action weighed, so that their difference is less noise), the best next
+action's share of them. An action replaces the count's choice when its value is higher by
+more than ``z`` standard errors (0: higher at all).
 
 It is computed from the view alone, like the hint it extends (the samples are the hint's,
 seeded by the view), and stops at its time limit with the count's choice.
@@ -52,9 +54,13 @@ INNER = 16
 MARGIN = 0.1
 
 #: An action is preferred to the count's choice when its value one reveal deeper is higher
-#: by this many standard errors (of the difference of two shares of ``CONFIGS * INNER``
-#: trials, as if independent: the shared samples make it smaller).
-Z = 2.0
+#: by more than this many standard errors (of the difference of two shares of
+#: ``CONFIGS * INNER`` trials, as if independent: the shared samples make it smaller).
+Z = 0.0
+
+#: Weigh deeper only when the count's choice shows a card (its ties go to the action that
+#: shows the most cards: the deal, a card turned up).
+REVEALS_ONLY = True
 
 DEBUG = False
 Hinted = Move | CellMove | Deal
@@ -83,6 +89,7 @@ def search_hint(
     margin: float = MARGIN,
     inner_plans: bool = True,
     z: float = Z,
+    reveals_only: bool = REVEALS_ONLY,
 ) -> tuple[hints.Hint, int]:
     """The hint for ``view`` (see the module's docstring) and how many actions were weighed
     one reveal deeper (0 when the count alone chose)."""
@@ -150,7 +157,7 @@ def search_hint(
         most = min(legal, key=lambda action: (-first_moves[action], rank(action, 0)))
         return hints.Hint(most, first_moves[most], len(solved), "solver"), 0
     chosen = near[0]
-    if len(near) == 1 or clock.late():
+    if len(near) == 1 or clock.late() or (reveals_only and not shown[chosen.action]):
         return hints.Hint(chosen.action, chosen.worth, len(solved), "solver"), 0
     best, value, weighed = chosen, -1.0, 0
     evaluations = configs * inner

@@ -1,7 +1,8 @@
 """Hints from the player's view: their latency, and how often following them wins.
 
     .venv/bin/python bench/hints.py [--deals N] [--first SEED] [--winnable] [--before]
-                                    [--search [--configs C] [--inner I] [--margin M] [--z Z]]
+                                    [--search [--configs C] [--inner I] [--margin M] [--z Z]
+                                               [--every-choice]]
                                     [--samples K] [--budget B] [--time-limit S]
                                     [--curve S1,S2,...] [--full-budget B] [--workers W]
                                     [--rules R]
@@ -20,8 +21,8 @@ On deals of a ruleset (``classic`` unless ``--rules`` names another), in one run
   it spent the native core's speed (``bench/hint_before.py``: 32 samples of 400 nodes);
 - **the search** (``--search``): the same player following the hint that weighs the
   near-tied actions one reveal deeper (``bench/hint_search.py``), with the same samples,
-  budget and time limit (``--configs``, ``--inner``, ``--margin`` and ``--z`` name its
-  own settings, else its defaults);
+  budget and time limit (``--configs``, ``--inner``, ``--margin``, ``--z`` and
+  ``--every-choice`` name its own settings, else its defaults);
 - **heuristic follower**: the same player following the one-move heuristic
   (``games.engine.heuristic``).
 
@@ -146,6 +147,7 @@ class Job:
     inner: int = hint_search.INNER
     margin: float = hint_search.MARGIN
     z: float = hint_search.Z
+    reveals_only: bool = hint_search.REVEALS_ONLY
 
 
 def advisers(job: Job) -> dict[str, Adviser]:
@@ -189,6 +191,7 @@ def advisers(job: Job) -> dict[str, Adviser]:
             inner=job.inner,
             margin=job.margin,
             z=job.z,
+            reveals_only=job.reveals_only,
         )
         return found.action, found.source == "solver"
 
@@ -252,6 +255,7 @@ def main() -> None:
     parser.add_argument("--inner", type=int, default=hint_search.INNER)
     parser.add_argument("--margin", type=float, default=hint_search.MARGIN)
     parser.add_argument("--z", type=float, default=hint_search.Z)
+    parser.add_argument("--every-choice", action="store_true")
     parser.add_argument("--samples", type=int, default=hints.SAMPLES)
     parser.add_argument("--budget", type=int, default=hints.SAMPLE_BUDGET)
     parser.add_argument("--time-limit", type=float, default=hints.TIME_LIMIT)
@@ -286,7 +290,8 @@ def main() -> None:
         f"{elapsed:.0f} s ({surveyed:.0f} s of it choosing and solving the deals)"
         + (
             f"; search: {args.configs} outcomes x {args.inner} completions, margin "
-            f"{args.margin}, z {args.z}"
+            f"{args.margin}, z {args.z}, "
+            f"{'every choice' if args.every_choice else 'choices that show a card'}"
             if args.search
             else ""
         )
@@ -327,6 +332,7 @@ def _play(
             args.inner,
             args.margin,
             args.z,
+            not args.every_choice,
         )
         for seed, full in chosen
     ]
