@@ -62,7 +62,6 @@ Z = 0.0
 #: shows the most cards: the deal, a card turned up).
 REVEALS_ONLY = True
 
-DEBUG = False
 Hinted = Move | CellMove | Deal
 Won = tuple[State, tuple[Action, ...]]
 
@@ -168,11 +167,6 @@ def search_hint(
         if deeper is None:  # out of time: the count's choice
             return hints.Hint(chosen.action, chosen.worth, len(solved), "solver"), 0
         weighed += 1
-        if DEBUG:
-            print(
-                f"      {candidate.action} worth {candidate.worth}/{len(solved)} plan "
-                f"{candidate.plan} deeper {deeper:.3f}"
-            )
         if value < 0:
             value = deeper  # the count's choice, which the others must beat beyond noise
         elif deeper > value + _noise(value, evaluations, z):
