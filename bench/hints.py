@@ -47,6 +47,7 @@ under that load: 8 workers on 2 cores give each a quarter of a core).
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import statistics
 import sys
@@ -269,7 +270,8 @@ def main() -> None:
         chosen = list(deals(args, pool.map))
         surveyed = time.perf_counter() - started
         if args.curve:
-            rows = []
+            rows: list[str] = []
+            pairs: list[str] = []
             for limit in args.curve:
                 begun = time.perf_counter()
                 outcomes = _play(pool, args, chosen, limit, heuristic=False, quiet=True)
@@ -277,6 +279,7 @@ def main() -> None:
                 print(rows[-1 - args.search], flush=True)
                 if args.search:
                     print(rows[-1], flush=True)
+                    pairs.append(f"  at {limit or 'none'}: {_paired(outcomes)}")
         else:
             outcomes = _play(pool, args, chosen, args.time_limit, heuristic=True, quiet=False)
     elapsed = time.perf_counter() - started
@@ -298,6 +301,8 @@ def main() -> None:
     )
     if args.curve:
         _print_curve(rows)
+        for line in pairs:
+            print(line)
     else:
         _summary(outcomes)
 
@@ -375,6 +380,19 @@ def _print_curve(rows: list[str]) -> None:
     print("  target: hint / full information >= 0.8, hint p95 <= 300 ms")
 
 
+def _paired(outcomes: list[Outcome]) -> str:
+    """The deals the search and the hint ended differently, and how likely as many or more
+    would go one way by luck alone (a two-sided sign test)."""
+    gained = sorted(o.seed for o in outcomes if o.played["search"].won > o.played["hint"].won)
+    lost = sorted(o.seed for o in outcomes if o.played["search"].won < o.played["hint"].won)
+    n, k = len(gained) + len(lost), min(len(gained), len(lost))
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n) if n else 1.0
+    return (
+        f"the search won {len(gained)} deals the hint lost and lost {len(lost)} it won "
+        f"(sign test p = {p:.2f}); won only by the search: {gained}; only by the hint: {lost}"
+    )
+
+
 def _summary(outcomes: list[Outcome]) -> None:
     count = len(outcomes)
     full = sum(o.full == "won" for o in outcomes)
@@ -392,6 +410,8 @@ def _summary(outcomes: list[Outcome]) -> None:
             + (", ".join(f"{reason} {n}" for reason, n in sorted(ends.items())) or "-")
         )
     print("  target: hint / full information >= 0.8")
+    if "search" in outcomes[0].played:
+        print(f"  {_paired(outcomes)}")
     for name in outcomes[0].played:
         if name == "heuristic":
             continue
