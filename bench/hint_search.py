@@ -202,23 +202,10 @@ def _near_ties(
         return max(1, math.ceil(margin * best))
 
     for action in sorted(legal, key=lambda action: rank(action, total)):
+        kept = _kept(rules, won, action, budget, total - best + slack(), clock)
         if clock.late():
             return []
-        kept: list[Won] = []
-        failed = 0
-        for state, line in won:
-            after = apply(state, action)[0]
-            if line[0] == action:
-                kept.append((after, line[1:]))
-                continue
-            solution = solve(rules, after, budget)
-            if solution.verdict == "won":
-                kept.append((after, solution.line))
-                continue
-            failed += 1
-            if total - failed < best - slack():
-                break
-        else:
+        if kept is not None:
             plan: tuple[Action, ...] = (action,)
             worth = len(kept)
             if kept and not hints._cards_shown(won[0][0], kept[0][0]):
@@ -229,6 +216,36 @@ def _near_ties(
                 best = max(best, worth)
     near = [w for w in counted if w.worth >= best - slack()]
     return sorted(near, key=lambda w: rank(w.action, w.worth))
+
+
+def _kept(
+    rules: Ruleset,
+    won: Sequence[Won],
+    action: Action,
+    budget: int,
+    failures: int,
+    clock: hints._Clock,
+) -> list[Won] | None:
+    """The positions after ``action`` in the samples of ``won`` that are still won within
+    ``budget``, each with a won line; None as soon as more than ``failures`` are not, or
+    the clock runs out."""
+    kept: list[Won] = []
+    failed = 0
+    for state, line in won:
+        if clock.late():
+            return None
+        after = apply(state, action)[0]
+        if line[0] == action:
+            kept.append((after, line[1:]))
+            continue
+        solution = solve(rules, after, budget)
+        if solution.verdict == "won":
+            kept.append((after, solution.line))
+            continue
+        failed += 1
+        if failed > failures:
+            return None
+    return kept
 
 
 def _best_plan(
@@ -395,23 +412,10 @@ def _best_share(
     for action in sorted(legal, key=lambda a: -firsts[a]):
         if best == len(won):
             break
-        kept: list[Won] = []
-        failed = 0
-        for state, line in won:
-            if clock.late():
-                return None
-            after = apply(state, action)[0]
-            if line[0] == action:
-                kept.append((after, line[1:]))
-                continue
-            solution = solve(rules, after, budget)
-            if solution.verdict == "won":
-                kept.append((after, solution.line))
-                continue
-            failed += 1
-            if len(won) - failed <= best:
-                break
-        else:
+        kept = _kept(rules, won, action, budget, len(won) - best - 1, clock)
+        if clock.late():
+            return None
+        if kept is not None:
             worth = len(kept)
             if plans and kept and not hints._cards_shown(won[0][0], kept[0][0]):
                 worth = hints._plan_value(rules, kept, budget, best + 1, clock)
