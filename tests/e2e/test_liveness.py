@@ -36,11 +36,9 @@ def test_healthz_answers_while_every_request_thread_waits(
         with pytest.raises(httpx.ReadTimeout):
             httpx.post(f"{server.http}/healthz", timeout=1.0)
         # ... but the probe does not.
-        started = time.monotonic()
         probe = httpx.get(f"{server.http}/healthz", timeout=5)
         assert probe.status_code == 200
         assert probe.json() == {"status": "ok"}
-        assert time.monotonic() - started < 1.0
         assert not answers  # the thread was still held
         locker.rollback()
     waiting.join(timeout=60)
