@@ -7,6 +7,7 @@ deal lays out (18 cards) fits the window without scrolling. Each runs in Debian'
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import Any
 
 import httpx
@@ -222,11 +223,33 @@ def looks(page: Any) -> dict[str, Any]:
     )
 
 
+def open_signed_in(pages: Any, server: Any, player: Any, path: str, route: Any) -> Any:
+    """A desktop page at ``path`` signed in as ``player``, its preference requests passed to
+    ``route`` first, once its first view is drawn and the page has loaded."""
+    from playwright.sync_api import expect
+
+    page = open_at(pages, (1280, 800), None, "/")
+    page.route("**/api/v1/auth/preferences", route)
+    page.evaluate(
+        """([token, name]) => { localStorage.setItem('scorpion.token', token);
+                               localStorage.setItem('scorpion.username', name); }""",
+        [player.token, player.name],
+    )
+    page.goto(f"{server.http}{path}")
+    expect(page.locator(".tableau .col")).to_have_count(7)
+    page.wait_for_function("document.readyState === 'complete'")
+    return page
+
+
+#: Whether the page has had the account's preferences (a GET, answered).
+READ = """() => performance.getEntriesByType('resource')
+    .some((entry) => entry.name.endsWith('/auth/preferences'))"""
+
+
 def test_a_change_made_while_the_accounts_copy_is_on_its_way_is_kept(pages, server) -> None:
     """The page reads the account's preferences once it has loaded; a change the player
     makes before that answer arrives (a loaded machine, a slow network) is not undone by
     it."""
-    from playwright.sync_api import expect
 
     player = signed_up(server, "prefsrace")
     game = player.api.post("/games", json={"rules": "classic", "seed": 5}).json()
@@ -238,16 +261,7 @@ def test_a_change_made_while_the_accounts_copy_is_on_its_way_is_kept(pages, serv
         else:
             route.continue_()
 
-    page = open_at(pages, (1280, 800), None, "/")
-    page.route("**/api/v1/auth/preferences", hold)
-    page.evaluate(
-        """([token, name]) => { localStorage.setItem('scorpion.token', token);
-                               localStorage.setItem('scorpion.username', name); }""",
-        [player.token, player.name],
-    )
-    page.goto(f"{server.http}/games/{game['id']}")
-    expect(page.locator(".tableau .col")).to_have_count(7)
-    page.wait_for_function("document.readyState === 'complete'")
+    page = open_signed_in(pages, server, player, f"/games/{game['id']}", hold)
     while not held:
         page.wait_for_timeout(50)
     large = looks(page)["card"]
@@ -261,6 +275,83 @@ def test_a_change_made_while_the_accounts_copy_is_on_its_way_is_kept(pages, serv
     assert looks(page)["card"] < large * 0.8
     assert page.evaluate("JSON.parse(localStorage.getItem('scorpion.prefs')).card_size") == "small"
     assert player.api.get("/auth/preferences").json()["card_size"] == "small"
+
+
+def switched_off(
+    pages: Any, server: Any, player: Any, game: dict[str, Any], *, hold_all: bool
+) -> tuple[Any, list[Any]]:
+    """A page of ``player``'s game where three switches are turned off in a row while the
+    first preference PUT is held (not sent on to the server), and every later one too with
+    ``hold_all``: the page and the held PUTs."""
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "PUT" and (hold_all or not held):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page = open_signed_in(pages, server, player, f"/games/{game['id']}", hold)
+    page.wait_for_function(READ)
+    page.click("#settings-button")
+    dialog = page.locator("dialog.settings")
+    dialog.locator("#setting-sound").uncheck()
+    while not held:
+        page.wait_for_timeout(20)
+    for switch in ("#setting-animations", "#setting-auto_finish"):
+        dialog.locator(switch).uncheck()
+    page.wait_for_timeout(300)  # time for any request the switches send to reach the route
+    return page, held
+
+
+def stored_settles(page: Any, player: Any, expected: dict[str, Any]) -> dict[str, Any]:
+    """The account's preferences once they equal ``expected``, or after 10 s (``page``'s
+    requests are routed meanwhile)."""
+    deadline = time.monotonic() + 10
+    while (stored := player.api.get("/auth/preferences").json()) != expected:
+        if time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(100)
+    return stored
+
+
+OFF = {"card_size": "large", "theme": "light", "sound": False, "animations": False}
+
+
+def test_changes_in_quick_succession_reach_the_account_in_their_order(pages, server) -> None:
+    """A PUT replaces every preference: three switches flipped in a row must not go as three
+    requests at once, the first (two switches still on) applied last and left on the
+    account. One request at a time, then the newest state."""
+    player = signed_up(server, "prefsorder")
+    game = player.api.post("/games", json={"rules": "classic", "seed": 5}).json()
+    page, held = switched_off(pages, server, player, game, hold_all=False)
+    first = held[0].request
+    assert first.post_data_json["animations"] is True
+    with page.expect_response(lambda response: response.request == first):
+        held[0].continue_()  # the first arrives, after any the page did not wait for
+    expected = {**OFF, "auto_finish": False}
+    assert stored_settles(page, player, expected) == expected
+    page.close()
+
+
+def test_a_change_not_yet_on_the_account_is_sent_by_the_next_page(pages, server) -> None:
+    """Changes made while a PUT is on its way are sent when it is answered; if the player
+    leaves the page first, or that request is lost, the next page of the same browser sends
+    them instead of taking the account's older copy."""
+    player = signed_up(server, "prefsleave")
+    game = player.api.post("/games", json={"rules": "classic", "seed": 5}).json()
+    page, held = switched_off(pages, server, player, game, hold_all=True)
+    assert len(held) == 1  # the later changes wait for it
+    page.goto(f"{server.http}/games/{game['id']}")
+    held[0].abort()  # lost on the way
+    while len(held) < 2:
+        page.wait_for_timeout(20)
+    expected = {**OFF, "auto_finish": False}
+    assert held[1].request.post_data_json == expected
+    held[1].continue_()
+    assert stored_settles(page, player, expected) == expected
+    assert looks(page)["motion"] == "off"
+    page.close()
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -326,11 +417,9 @@ def test_preferences_apply_at_once_and_follow_the_account(pages, server, shots, 
     page.click("#account-settings")
     expect(page.locator('dialog.settings #setting-theme input[value="contrast"]')).to_be_checked()
     page.locator("dialog.settings").get_by_role("button", name="Close").click()
-    assert player.api.get("/auth/preferences").json() == {
-        "card_size": "small",
-        "theme": "contrast",
-        "sound": False,
-        "animations": False,
+    mine = {"card_size": "small", "theme": "contrast", "sound": False, "animations": False}
+    assert stored_settles(page, player, {**mine, "auto_finish": False}) == {
+        **mine,
         "auto_finish": False,
     }
     # Another browser of the same account takes them from the account once loaded.

@@ -64,7 +64,10 @@ class StaleKey extends Error {}
  * One request. Throws ApiError for an error answer, NetworkError when none came.
  * `credentials: "same-origin"` sends the cookies too (only the guest's, scoped to /auth/).
  */
-export async function request(path, { method = "GET", body, headers = {}, signal, credentials = "omit" } = {}) {
+export async function request(
+  path,
+  { method = "GET", body, headers = {}, signal, credentials = "omit", keepalive = false } = {},
+) {
   const sent = { Accept: "application/json", "Accept-Language": getLang(), ...headers };
   const current = session();
   if (current) sent.Authorization = `Token ${current.token}`;
@@ -78,6 +81,7 @@ export async function request(path, { method = "GET", body, headers = {}, signal
       signal,
       credentials, // the token is the only credential this client uses
       cache: "no-store",
+      keepalive, // outlives the page (a request sent as the player leaves it)
     });
   } catch (error) {
     if (error.name === "AbortError") throw error;
@@ -87,7 +91,7 @@ export async function request(path, { method = "GET", body, headers = {}, signal
     return await read(response, current);
   } catch (error) {
     if (!(error instanceof StaleKey)) throw error;
-    return request(path, { method, body, headers, signal, credentials });
+    return request(path, { method, body, headers, signal, credentials, keepalive });
   }
 }
 
@@ -176,8 +180,8 @@ export async function post(path, body, options = {}) {
   return (await request(path, { ...options, method: "POST", body })).data;
 }
 
-export async function put(path, body) {
-  return (await request(path, { method: "PUT", body })).data;
+export async function put(path, body, options = {}) {
+  return (await request(path, { ...options, method: "PUT", body })).data;
 }
 
 // --- accounts ----------------------------------------------------------------------------
