@@ -207,6 +207,11 @@ def test_sign_up_sign_in_then_win_a_game_by_clicks_and_drags(pages, server, shot
     shoot(page, shots, "lobby-signed-in")
 
     game = new_game(winner, server, rules="classic", deal=WINNABLE_DEAL)
+    # Every move by hand: once the deal has shown the last cards, auto-finish would play the
+    # last two itself, and its moves and the test's clicks would race.
+    with winner.client(server) as api:
+        manual = {"card_size": "large", "theme": "light", "sound": True, "animations": True}
+        assert api.put("/auth/preferences", json={**manual, "auto_finish": False}).is_success
     page.goto(f"{server.http}/games/{game['id']}")
     expect(page.locator('[data-key="c1:6"]')).to_have_attribute("aria-label", "Three of spades")
     assert page.locator(".tableau .card.down").first.get_attribute("aria-label") == (
