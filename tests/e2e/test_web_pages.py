@@ -381,7 +381,10 @@ def test_a_double_click_or_one_tap_plays_a_cards_best_move(pages, server, size) 
     page = open_at(pages, size, player, f"/games/{game['id']}")
     card = page.locator(f'.tableau [data-key="c{expected["from"]}:{expected["index"]}"]')
     expect(card).to_be_visible()
-    page.wait_for_timeout(300)  # the legal moves arrive after the board
+    page.wait_for_function(  # the legal moves arrive after the board
+        "() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/moves'))"
+    )
+    page.wait_for_timeout(100)
     if touch:
         card.tap(position={"x": 8, "y": 5})
     else:
