@@ -116,9 +116,12 @@ def test_one_search_at_a_time_per_account_across_processes(cluster) -> None:
     others = other.api.get(f"/games/{double_game(other)}/hint")
     asking.join()
 
-    assert again.status_code == 429 and again.json()["code"] == "solver_busy"
-    assert again.headers["Retry-After"] == "1"
-    assert others.status_code == 200 and first[0].status_code == 200
+    # One of the two is refused: the second, unless a loaded machine delayed the first's
+    # arrival past it (a CI run at load 27), and then the first.
+    refused, served = sorted([again, first[0]], key=lambda response: response.status_code)[::-1]
+    assert refused.status_code == 429 and refused.json()["code"] == "solver_busy"
+    assert refused.headers["Retry-After"] == "1"
+    assert served.status_code == 200 and others.status_code == 200
     assert greedy.api.get(f"/games/{games[1]}/hint").status_code == 200
 
 
